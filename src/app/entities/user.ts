@@ -1,0 +1,24 @@
+// Users (DESIGN.md 3.3): the password hash is never serialised.
+import { defineEntity } from '../../model/entity.js';
+import { hasMany } from '../../model/relations/relation.js';
+import { userGroup, userUnit } from './user-links.js';
+
+export const user = defineEntity({
+  name: 'User',
+  table: 'users',
+  columns: ['id', 'login', 'name', 'email', 'password_hash', 'admin', 'active', 'created_at', 'updated_at'],
+  casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
+  fillable: ['login', 'name', 'email', 'admin', 'active'],
+  hidden: ['password_hash'],
+  relations: {
+    units: hasMany(() => userUnit, 'user_id'),
+    groups: hasMany(() => userGroup, 'user_id'),
+  },
+  rules: (id) => ({
+    login: ['required', 'string', 'max:100', `unique:users,login,${id ?? 'NULL'}`],
+    name: ['required', 'string', 'max:200'],
+    email: ['nullable', 'email', 'max:255'],
+    admin: ['nullable', 'in:Y,N'],
+    active: ['nullable', 'in:Y,N'],
+  }),
+});

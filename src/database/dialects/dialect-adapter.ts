@@ -1,0 +1,25 @@
+// The one place engine differences are described: every dialect folder exports an adapter with
+// the same capabilities (STYLE.md example 3). The engine asks the adapter; it never checks names.
+import type { Expression, SqlBool } from 'kysely';
+import type { Db } from '../database.js';
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+
+/** Driver errors that the service reports as something other than a 500. */
+export type TranslatedError =
+  | { kind: 'unique'; column: string | null }
+  | { kind: 'foreign-key' }
+  | { kind: 'not-null'; column: string | null }
+  | { kind: 'unavailable' };
+
+export interface DialectAdapter {
+  readonly name: DialectName;
+  /** Case-insensitive LIKE on every engine (DESIGN.md 3.5). */
+  likeInsensitive(column: string, pattern: string, negate: boolean): Expression<SqlBool>;
+  /** Inserts one row and returns its generated primary key. */
+  insertReturningId(db: Db, table: string, values: Record<string, unknown>, primaryKey: string): Promise<number>;
+  /** A timestamp value as this engine stores it. */
+  toTimestamp(date: Date): unknown;
+  /** Maps a driver error to a known kind, or null when it is not one. */
+  translateError(error: unknown): TranslatedError | null;
+}

@@ -1,0 +1,54 @@
+// Runs Kysely's migrator over the two ordered sets: system tables (the main database only) and
+// data tables (the main database and every unit database). Reports instead of throwing raw.
+import { Migrator, type Migration, type MigrationResult } from 'kysely';
+import type { Db } from './database.js';
+import * as system0001 from './migrations/system/0001-identities.js';
+import * as system0002 from './migrations/system/0002-sessions-notifications.js';
+import * as data0001 from './migrations/data/0001-import-templates.js';
+
+export type MigrationSet = 'system' | 'data';
+
+const SETS: Record<MigrationSet, Record<string, Migration>> = {
+  system: { '0001-identities': system0001, '0002-sessions-notifications': system0002 },
+  data: { '0001-import-templates': data0001 },
+};
+
+export interface MigrationReport {
+  readonly set: MigrationSet;
+  readonly applied: string[];
+}
+
+export class MigrationFailed extends Error {
+  constructor(set: MigrationSet, migration: string | undefined, cause: unknown) {
+    super(`Migration ${set}/${migration ?? '?'} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+function migratorFor(db: Db, set: MigrationSet): Migrator {
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => SETS[set] },
+    migrationTableName: `svc_migrations_${set}`,
+    migrationLockTableName: `svc_migrations_${set}_lock`,
+  });
+}
+
+export async function migrate(db: Db, sets: readonly MigrationSet[]): Promise<MigrationReport[]> {
+  const reports: MigrationReport[] = [];
+  for (const set of sets) {
+    const { error, results } = await migratorFor(db, set).migrateToLatest();
+    const failed = results?.find((r: MigrationResult) => r.status === 'Error');
+    if (error) throw new MigrationFailed(set, failed?.migrationName, error);
+    reports.push({ set, applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) });
+  }
+  return reports;
+}
+
+/** True when every known migration of the sets has run (for GET /ready). */
+export async function migrationsCurrent(db: Db, sets: readonly MigrationSet[]): Promise<boolean> {
+  for (const set of sets) {
+    const migrations = await migratorFor(db, set).getMigrations();
+    if (migrations.some((m) => !m.executedAt)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,38 @@
+// Create (SPEC.md 4.4): validate master and details, insert both, answer the reloaded record
+// (201), all in one transaction.
+import type { Row } from '../../model/entity.js';
+import { adapterFor, inTransaction, type EngineContext } from '../context.js';
+import type { Resource } from '../definition/define-resource.js';
+import { findRecord } from '../output/records.js';
+import { scopeStamps } from '../query/scope.js';
+import { splitPayload } from '../write/payload.js';
+import { storedValues, timestampValues } from '../write/stored-values.js';
+import { syncDetails } from '../write/sync-details.js';
+import { translateWriteError } from '../write/translate-write-error.js';
+import { validateWrite } from '../write/validate-write.js';
+
+export async function create(resource: Resource, context: EngineContext, body: unknown): Promise<Row> {
+  const { entity } = resource;
+  const payload = splitPayload(resource, body);
+  const adapter = adapterFor(context, entity.storage);
+  try {
+    return await inTransaction(context, async (connections) => {
+      await validateWrite(connections, resource, null, null, payload, new Map());
+      const now = new Date();
+      const values: Row = {
+        ...storedValues(entity, payload.master, adapter),
+        ...timestampValues(entity, adapter, now, 'create'),
+        ...scopeStamps(entity, context.scope),
+      };
+      if (entity.ownerColumn && values[entity.ownerColumn] == null && context.scope.userId !== null) {
+        values[entity.ownerColumn] = context.scope.userId;
+      }
+      const id = await adapter.insertReturningId(connections[entity.storage], entity.table, values, entity.primaryKey);
+      await syncDetails(connections, resource, id, payload, new Map(), context.scope, adapter, now);
+      const record = await findRecord(connections, resource, context.scope, entity.primaryKey, id);
+      return resource.show(record ?? {});
+    });
+  } catch (error) {
+    throw translateWriteError(error, adapter);
+  }
+}

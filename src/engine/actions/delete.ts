@@ -1,0 +1,34 @@
+// Delete (SPEC.md 4.5): the master and, in cascade, the rows of every detail relation, in one
+// transaction. A missing id is 404.
+import { errors } from '../../errors.js';
+import { adapterFor, inTransaction, type EngineContext } from '../context.js';
+import type { Resource } from '../definition/define-resource.js';
+import { scopeExpressions } from '../query/scope.js';
+import { translateWriteError } from '../write/translate-write-error.js';
+import { parseKey } from './record-key.js';
+
+export const DELETED = Object.freeze({ message: 'Resource deleted successfully' });
+
+export async function destroy(resource: Resource, context: EngineContext, id: unknown): Promise<typeof DELETED> {
+  const { entity } = resource;
+  const key = parseKey(resource, id);
+  if (key === null) throw errors.resourceNotFound();
+  try {
+    await inTransaction(context, async (connections) => {
+      const db = connections[entity.storage];
+      let query = db.selectFrom(entity.table).select(entity.primaryKey).where(`${entity.table}.${resource.primaryKey}`, '=', key);
+      for (const where of scopeExpressions(entity, context.scope)) query = query.where(where);
+      const existing: Record<string, unknown> | undefined = await query.executeTakeFirst();
+      if (!existing) throw errors.resourceNotFound();
+      const masterKey = existing[entity.primaryKey];
+      for (const relation of resource.details.values()) {
+        const target = relation.target();
+        await connections[target.storage].deleteFrom(target.table).where(relation.foreignKey, '=', masterKey).execute();
+      }
+      await db.deleteFrom(entity.table).where(entity.primaryKey, '=', masterKey).execute();
+    });
+  } catch (error) {
+    throw translateWriteError(error, adapterFor(context, entity.storage));
+  }
+  return DELETED;
+}

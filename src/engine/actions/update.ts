@@ -1,0 +1,50 @@
+// Update (SPEC.md 4.4, DESIGN.md 3.6): partial for PUT and PATCH alike; rules run on the stored
+// record merged with the payload; details synchronised as a diff; the reloaded record (200);
+// all in one transaction. A missing id is 404.
+import type { Row } from '../../model/entity.js';
+import { errors } from '../../errors.js';
+import { adapterFor, inTransaction, type EngineContext } from '../context.js';
+import type { Resource } from '../definition/define-resource.js';
+import { findRecord } from '../output/records.js';
+import { scopeExpressions } from '../query/scope.js';
+import { splitPayload } from '../write/payload.js';
+import { loadStoredDetails } from '../write/stored-details.js';
+import { storedValues, timestampValues } from '../write/stored-values.js';
+import { syncDetails } from '../write/sync-details.js';
+import { translateWriteError } from '../write/translate-write-error.js';
+import { validateWrite } from '../write/validate-write.js';
+import { parseKey } from './record-key.js';
+
+export async function update(resource: Resource, context: EngineContext, id: unknown, body: unknown): Promise<Row> {
+  const { entity } = resource;
+  const key = parseKey(resource, id);
+  if (key === null) throw errors.resourceNotFound();
+  const payload = splitPayload(resource, body);
+  const adapter = adapterFor(context, entity.storage);
+  try {
+    return await inTransaction(context, async (connections) => {
+      const db = connections[entity.storage];
+      let query = db.selectFrom(entity.table).select(entity.columns).where(`${entity.table}.${resource.primaryKey}`, '=', key);
+      for (const where of scopeExpressions(entity, context.scope)) query = query.where(where);
+      const existing: Row | undefined = await query.executeTakeFirst();
+      if (!existing) throw errors.resourceNotFound();
+      const masterKey = existing[entity.primaryKey];
+      const stored = await loadStoredDetails(connections, resource, masterKey, payload);
+      await validateWrite(connections, resource, Number(masterKey), existing, payload, stored);
+      const now = new Date();
+      const changes = storedValues(entity, payload.master, adapter);
+      if (Object.keys(changes).length > 0 || payload.details.length > 0) {
+        await db
+          .updateTable(entity.table)
+          .set({ ...changes, ...timestampValues(entity, adapter, now, 'update') })
+          .where(entity.primaryKey, '=', masterKey)
+          .execute();
+      }
+      await syncDetails(connections, resource, masterKey, payload, stored, context.scope, adapter, now);
+      const record = await findRecord(connections, resource, context.scope, entity.primaryKey, masterKey);
+      return resource.show(record ?? {});
+    });
+  } catch (error) {
+    throw translateWriteError(error, adapter);
+  }
+}

@@ -1,0 +1,31 @@
+// What an action needs from its caller: the databases of the request and who is acting.
+import type { Database } from '../database/database.js';
+import type { Connections } from '../model/connections.js';
+import type { Scope } from '../model/scope.js';
+import type { AuthorizationRequest } from './definition/resource-config.js';
+
+export interface EngineContext {
+  /** The database of the system tables. */
+  readonly system: Database;
+  /** The database of the caller's unit (the system one unless the unit has a connection). */
+  readonly data: Database;
+  readonly scope: Scope;
+  /** The acting user's stored record, for authorization checks. */
+  readonly user: AuthorizationRequest['user'];
+  readonly mode: AuthorizationRequest['mode'];
+}
+
+export function connectionsOf(context: EngineContext): Connections {
+  return { system: context.system.db, data: context.data.db };
+}
+
+/** Runs `work` in one transaction of the data database; system reads join it when shared. */
+export function inTransaction<T>(context: EngineContext, work: (connections: Connections) => Promise<T>): Promise<T> {
+  const shared = context.system === context.data;
+  return context.data.transaction((trx) => work({ system: shared ? trx : context.system.db, data: trx }));
+}
+
+/** The dialect adapter of the database that stores `storage`. */
+export function adapterFor(context: EngineContext, storage: 'system' | 'data') {
+  return (storage === 'data' ? context.data : context.system).adapter;
+}

@@ -1,0 +1,131 @@
+// defineResource(): checks a resource configuration against its entity at boot and compiles
+// what every request needs (STYLE.md example 4). A wrong name fails here with a clear message.
+import { entityNamed, type Entity } from '../../model/entity.js';
+import type { BelongsTo, HasMany } from '../../model/relations/relation.js';
+import { compileProjection, projectionRoots, type Projector } from '../output/projection.js';
+import { DEFAULTS, type ResourceConfig, type Transformer, type AuthorizationRequest, type Action } from './resource-config.js';
+
+export interface Order {
+  readonly column: string;
+  readonly direction: 'asc' | 'desc';
+}
+
+export interface Resource {
+  readonly entity: Entity;
+  /** The key routes and direct invocations look records up by. */
+  readonly primaryKey: string;
+  readonly keyIsInteger: boolean;
+  readonly searchable: ReadonlySet<string>;
+  readonly sortable: ReadonlySet<string>;
+  readonly belongsTo: ReadonlyArray<readonly [string, BelongsTo]>;
+  /** `with` has-many relations plus the details: all loaded with the record. */
+  readonly hasMany: ReadonlyArray<readonly [string, HasMany]>;
+  readonly counts: ReadonlyArray<readonly [string, HasMany]>;
+  readonly appends: ReadonlyArray<readonly [string, (record: Record<string, unknown>) => unknown]>;
+  readonly hidden: ReadonlySet<string>;
+  readonly defaultOrder: Order | null;
+  readonly perPage: number;
+  readonly maxPerPage: number;
+  readonly details: ReadonlyMap<string, HasMany>;
+  readonly index: Projector;
+  readonly show: Projector;
+  readonly authorize: ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>) | null;
+  /** Adds a transformer after set-up (SPEC.md 2.1 `transformers`). */
+  addTransformer(field: string, transformer: Transformer): void;
+}
+
+export class ResourceDefinitionError extends Error {}
+
+export function defineResource(config: ResourceConfig): Resource {
+  const entity = typeof config.model === 'string' ? entityNamed(config.model) : config.model;
+  const fail = (message: string): never => {
+    throw new ResourceDefinitionError(`Resource for ${entity.name}: ${message}`);
+  };
+  const columns = (list: readonly string[], setting: string) => {
+    for (const c of list) if (!entity.columnSet.has(c)) fail(`${setting} names "${c}", which is not a column of ${entity.table}`);
+    return new Set(list);
+  };
+  const relation = (name: string, setting: string) =>
+    entity.relations[name] ?? fail(`${setting} names "${name}", which is not a relation of ${entity.name}`);
+  const hasManyNamed = (name: string, setting: string): HasMany => {
+    const r = relation(name, setting);
+    if (r.kind !== 'hasMany') fail(`${setting} needs a one-to-many relation, "${name}" is ${r.kind}`);
+    return r as HasMany;
+  };
+
+  const primaryKey = config.primaryKey ?? entity.primaryKey;
+  if (!entity.columnSet.has(primaryKey)) fail(`primaryKey "${primaryKey}" is not a column`);
+  const searchable = columns(config.searchable ?? DEFAULTS.searchable, 'searchable');
+  const sortable = columns(config.sortable ?? DEFAULTS.sortable, 'sortable');
+
+  const details = new Map<string, HasMany>();
+  for (const name of config.details ?? DEFAULTS.details) details.set(name, hasManyNamed(name, 'details'));
+
+  const belongsTo: Array<[string, BelongsTo]> = [];
+  const hasMany: Array<[string, HasMany]> = [];
+  for (const name of new Set([...(config.with ?? DEFAULTS.with), ...details.keys()])) {
+    const r = relation(name, 'with');
+    if (r.kind === 'belongsTo') belongsTo.push([name, r]);
+    else hasMany.push([name, r]);
+  }
+  const counts = (config.withCount ?? DEFAULTS.withCount).map((name) => {
+    const r = hasManyNamed(name, 'withCount');
+    if (r.target().storage !== entity.storage) fail(`withCount "${name}" crosses databases; counts are sub-queries`);
+    return [name, r] as const;
+  });
+  const appends = (config.appends ?? DEFAULTS.appends).map((name) => {
+    const fn = entity.appends[name] ?? fail(`appends names "${name}", which ${entity.name} does not compute`);
+    return [name, fn] as const;
+  });
+
+  let defaultOrder: Order | null = null;
+  if (config.defaultOrder) {
+    const match = /^\s*(\w+)\s+(asc|desc)\s*$/i.exec(config.defaultOrder);
+    if (!match?.[1] || !match[2]) return fail(`defaultOrder must read "<column> asc|desc", got "${config.defaultOrder}"`);
+    if (!entity.columnSet.has(match[1])) fail(`defaultOrder column "${match[1]}" is not a column`);
+    defaultOrder = { column: match[1], direction: match[2].toLowerCase() as 'asc' | 'desc' };
+  }
+  const perPage = config.perPage ?? DEFAULTS.perPage;
+  const maxPerPage = config.maxPerPage ?? DEFAULTS.maxPerPage;
+  if (!Number.isInteger(perPage) || perPage < 1) fail('perPage must be a positive integer');
+  if (!Number.isInteger(maxPerPage) || maxPerPage < perPage) fail('maxPerPage must be an integer of at least perPage');
+
+  const hidden = new Set(config.hidden ?? DEFAULTS.hidden);
+  const known = new Set([
+    ...entity.columns,
+    ...appends.map(([n]) => n),
+    ...belongsTo.map(([n]) => n),
+    ...hasMany.map(([n]) => n),
+    ...counts.map(([n]) => `${n}_count`),
+  ]);
+  const indexFields = config.indexFields ?? DEFAULTS.indexFields;
+  const showFields = config.showFields ?? DEFAULTS.showFields;
+  for (const root of [...projectionRoots(indexFields), ...projectionRoots(showFields)]) {
+    if (!known.has(root)) fail(`a projection names "${root}", which the record does not carry`);
+  }
+  const transformers = new Map<string, Transformer>(Object.entries(config.transformers ?? DEFAULTS.transformers));
+  const keyCast = entity.casts[primaryKey];
+
+  return Object.freeze({
+    entity,
+    primaryKey,
+    keyIsInteger: keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),
+    searchable,
+    sortable,
+    belongsTo,
+    hasMany,
+    counts,
+    appends,
+    hidden,
+    defaultOrder,
+    perPage,
+    maxPerPage,
+    details,
+    index: compileProjection(indexFields, primaryKey, hidden, transformers),
+    show: compileProjection(showFields, primaryKey, hidden, transformers),
+    authorize: config.authorize ?? null,
+    addTransformer(field: string, transformer: Transformer) {
+      transformers.set(field, transformer);
+    },
+  });
+}

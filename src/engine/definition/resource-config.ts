@@ -1,0 +1,58 @@
+// The resource configuration of SPEC.md 2.1: every setting, with its default.
+import type { Entity, Row } from '../../model/entity.js';
+import type { Scope } from '../../model/scope.js';
+
+export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
+export const ACTIONS: readonly Action[] = ['list', 'show', 'create', 'update', 'delete'];
+
+/** A projection entry: a field, `relation.field` (flattened to `relation_field`), or `{alias: path}`. */
+export type ProjectionEntry = string | Readonly<Record<string, string>>;
+
+/** Post-processing of an already serialised field (SPEC.md 2.2 rule 6). */
+export type Transformer = (value: unknown, record: Row) => unknown;
+
+/** What a resource's own authorization check sees (SPEC.md 5.2.3). */
+export interface AuthorizationRequest {
+  readonly scope: Scope;
+  /** The acting user's stored record (hidden columns included), or null outside a request. */
+  readonly user: Row | null;
+  readonly mode: 'bearer' | 'session' | 'direct';
+}
+
+export interface ResourceConfig {
+  /** The entity, or the name it was declared with. */
+  readonly model: Entity | string;
+  readonly primaryKey?: string | null;
+  readonly searchable?: readonly string[];
+  readonly sortable?: readonly string[];
+  readonly with?: readonly string[];
+  readonly withCount?: readonly string[];
+  readonly appends?: readonly string[];
+  readonly indexFields?: readonly ProjectionEntry[];
+  readonly showFields?: readonly ProjectionEntry[];
+  readonly hidden?: readonly string[];
+  readonly defaultOrder?: string | null;
+  readonly perPage?: number;
+  readonly maxPerPage?: number;
+  readonly details?: readonly string[];
+  readonly transformers?: Readonly<Record<string, Transformer>>;
+  /** Optional authorization check: false answers 403 before the action runs. */
+  readonly authorize?: (action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>;
+}
+
+export const DEFAULTS = Object.freeze({
+  primaryKey: null,
+  searchable: [],
+  sortable: [],
+  with: [],
+  withCount: [],
+  appends: [],
+  indexFields: [],
+  showFields: [],
+  hidden: [],
+  defaultOrder: null,
+  perPage: 15,
+  maxPerPage: 200,
+  details: [],
+  transformers: {},
+});

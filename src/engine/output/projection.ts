@@ -1,0 +1,64 @@
+// The projection rules of SPEC.md 2.2, compiled once per resource and view:
+// 1 empty list = the full record; 2 a plain field; 3 `relation.field` -> `relation_field`;
+// 4 `{alias: path}`; 5 the primary key always present unless hidden; 6 transformers last.
+import type { Row } from '../../model/entity.js';
+import type { ProjectionEntry, Transformer } from '../definition/resource-config.js';
+
+export type Projector = (record: Row) => Row;
+
+interface Pick {
+  readonly key: string;
+  readonly path: readonly string[];
+}
+
+function valueAt(record: Row, path: readonly string[]): unknown {
+  let value: unknown = record;
+  for (const step of path) {
+    if (value === null || typeof value !== 'object') return null;
+    value = (value as Row)[step];
+  }
+  return value ?? null;
+}
+
+function picksOf(entries: readonly ProjectionEntry[]): Pick[] {
+  const picks: Pick[] = [];
+  for (const entry of entries) {
+    if (typeof entry === 'string') {
+      const path = entry.split('.');
+      picks.push({ key: path.join('_'), path });
+    } else {
+      for (const [alias, path] of Object.entries(entry)) picks.push({ key: alias, path: path.split('.') });
+    }
+  }
+  return picks;
+}
+
+/** The field names a projection reads at its first step, for boot-time checks. */
+export function projectionRoots(entries: readonly ProjectionEntry[]): string[] {
+  return picksOf(entries).map((p) => p.path[0] ?? '');
+}
+
+export function compileProjection(
+  entries: readonly ProjectionEntry[],
+  primaryKey: string,
+  hidden: ReadonlySet<string>,
+  transformers: ReadonlyMap<string, Transformer>,
+): Projector {
+  const transform = (out: Row, record: Row): Row => {
+    for (const [field, fn] of transformers) if (field in out) out[field] = fn(out[field], record);
+    return out;
+  };
+  if (entries.length === 0) {
+    // Hidden fields are already left out of the full record; transformers still apply.
+    return transformers.size === 0 ? (record) => record : (record) => transform({ ...record }, record);
+  }
+  const picks = picksOf(entries).filter((p) => !hidden.has(p.key));
+  if (!hidden.has(primaryKey) && !picks.some((p) => p.key === primaryKey)) {
+    picks.unshift({ key: primaryKey, path: [primaryKey] });
+  }
+  return (record) => {
+    const out: Row = {};
+    for (const pick of picks) out[pick.key] = valueAt(record, pick.path);
+    return transformers.size === 0 ? out : transform(out, record);
+  };
+}

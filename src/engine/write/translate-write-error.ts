@@ -1,0 +1,25 @@
+// A constraint the rules did not foresee (a unique index, a foreign key) answers 422, not 500:
+// the dialect adapter has already recognised the driver's error (STYLE.md example 2).
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
+import { errors, HttpError } from '../../errors.js';
+import { attributeName } from '../validation/messages.js';
+
+export function translateWriteError(error: unknown, adapter: DialectAdapter): unknown {
+  if (error instanceof HttpError) return error;
+  const known = adapter.translateError(error);
+  if (!known) return error;
+  switch (known.kind) {
+    case 'unique': {
+      const field = known.column ?? 'record';
+      return errors.validation({ [field]: [`The ${attributeName(field)} has already been taken.`] });
+    }
+    case 'foreign-key':
+      return errors.validation({ record: ['The record refers to a record that does not exist.'] });
+    case 'not-null': {
+      const field = known.column ?? 'record';
+      return errors.validation({ [field]: [`The ${attributeName(field)} field is required.`] });
+    }
+    case 'unavailable':
+      return errors.serviceUnavailable();
+  }
+}

@@ -1,0 +1,57 @@
+// The error catalog: every error body the service sends is made here (SPEC.md 7, DESIGN.md 3.5).
+// Each entry has a stable code, an HTTP status and a body; the HTTP layer only serialises them.
+
+export type ErrorBody = Record<string, unknown>;
+
+export class HttpError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    readonly body: ErrorBody,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(typeof body.message === 'string' ? body.message : String(body.error ?? code));
+    this.name = 'HttpError';
+  }
+}
+
+/** Validation errors: field -> messages, in the order they were found. */
+export type ErrorBag = Record<string, string[]>;
+
+/** `The x field is required. (and 2 more errors)`: the first message plus how many follow (SPEC.md 7.1). */
+export function summaryMessage(errors: ErrorBag): string {
+  const all = Object.values(errors).flat();
+  const first = all[0] ?? 'The given data was invalid.';
+  const more = all.length - 1;
+  if (more <= 0) return first;
+  return `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})`;
+}
+
+export const errors = {
+  routeNotFound: () => new HttpError('ROUTE_NOT_FOUND', 404, { error: 'Not found' }),
+  resourceNotFound: () => new HttpError('RESOURCE_NOT_FOUND', 404, { error: 'Resource not found' }),
+  validation: (bag: ErrorBag) =>
+    new HttpError('VALIDATION_FAILED', 422, { message: summaryMessage(bag), errors: bag }),
+  malformedJson: () => new HttpError('MALFORMED_JSON', 400, { message: 'The request body is not valid JSON.' }),
+  badRequest: (message: string) => new HttpError('BAD_REQUEST', 400, { message }),
+  bodyTooLarge: (limit: number) =>
+    new HttpError('BODY_TOO_LARGE', 413, { message: `The request body is larger than ${limit} bytes.` }),
+  unsupportedMediaType: (type: string) =>
+    new HttpError('UNSUPPORTED_MEDIA_TYPE', 415, {
+      message: `Unsupported media type "${type}": send application/json.`,
+    }),
+  bearerUnauthenticated: (message = 'Unauthenticated.') =>
+    new HttpError('BEARER_UNAUTHENTICATED', 401, { error: message }, { 'www-authenticate': 'Bearer' }),
+  sessionUnauthenticated: () => new HttpError('SESSION_UNAUTHENTICATED', 401, { message: 'Unauthenticated.' }),
+  bearerForbidden: (reason: string) => new HttpError('BEARER_FORBIDDEN', 403, { error: reason }),
+  missingAbility: (ability: string) =>
+    new HttpError('MISSING_ABILITY', 403, { error: `Missing ability: ${ability}` }),
+  unauthorized: () => new HttpError('UNAUTHORIZED_ACTION', 403, { message: 'This action is unauthorized.' }),
+  csrfMismatch: () => new HttpError('CSRF_MISMATCH', 419, { message: 'CSRF token mismatch.' }),
+  tooManyAttempts: () =>
+    new HttpError('TOO_MANY_ATTEMPTS', 429, { error: 'Too many requests. Try again later.' }, { 'retry-after': '600' }),
+  serviceUnavailable: () =>
+    new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }),
+  server: (detail?: { message: string; exception: string; trace: string[] }) =>
+    new HttpError('SERVER_ERROR', 500, detail ? { ...detail } : { message: 'Server Error' }),
+} as const;

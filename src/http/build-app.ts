@@ -1,0 +1,48 @@
+// buildApp(): Fastify wiring only. Parsers, limits and error handling, then the routes the
+// composition root hands in.
+import Fastify, {
+  LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Config } from '../config/config.js';
+import type { Database } from '../database/database.js';
+import type { EngineContext } from '../engine/context.js';
+import { registerResourceRoutes, type ResourceRoute } from '../engine/routes.js';
+import { NO_SCOPE } from '../model/scope.js';
+import { installErrorHandling } from './error-handler.js';
+import type { MiddlewareRegistry } from './middleware.js';
+import { parseQueryString } from './query-string.js';
+import './request-state.js';
+
+export interface AppOptions {
+  readonly config: Config;
+  readonly database: Database;
+  readonly resources: readonly ResourceRoute[];
+  readonly middleware: MiddlewareRegistry;
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    // One log line per request costs more than a list answer; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+  });
+  // SPEC.md 4.2: list input may come as a JSON body on GET.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  // Only JSON bodies: anything else is a 415, not a string the engine must guess about.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('svc', null);
+  installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit });
+
+  const context = (request: FastifyRequest): EngineContext => {
+    const state = request.svc;
+    if (!state) return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    return { system: database, data: state.data, scope: state.scope, user: state.user, mode: state.mode };
+  };
+  const middleware = (spec: string) => options.middleware.resolve(spec);
+  for (const route of options.resources) registerResourceRoutes(app, route, { context, middleware });
+  return app;
+}

@@ -1,0 +1,40 @@
+// The one error handler: every failure leaves as JSON from the catalog (SPEC.md 7, DESIGN.md
+// 3.5). Framework errors (body parsing, limits) are mapped to catalog entries; anything else is
+// a 500 whose stack is shown only with APP_DEBUG=true and never an HTML page.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { errors, HttpError } from '../errors.js';
+
+function fromFramework(error: FastifyError, bodyLimit: number): HttpError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.bodyTooLarge(bodyLimit);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(String(error.message.split(': ').pop() ?? ''));
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.malformedJson();
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return errors.malformedJson();
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return errors.badRequest(error.message);
+  return null;
+}
+
+export function installErrorHandling(app: FastifyInstance, options: { debug: boolean; bodyLimit: number }): void {
+  app.setNotFoundHandler((_request, reply) => {
+    const error = errors.routeNotFound();
+    return reply.code(error.status).send(error.body);
+  });
+  app.setErrorHandler((raw: FastifyError, request, reply) => {
+    let error = raw instanceof HttpError ? raw : fromFramework(raw, options.bodyLimit);
+    if (!error) {
+      request.log.error({ err: raw }, 'unhandled error');
+      error = errors.server(
+        options.debug
+          ? { message: raw.message, exception: raw.name, trace: (raw.stack ?? '').split('\n').slice(1).map((l) => l.trim()) }
+          : undefined,
+      );
+    }
+    return reply.code(error.status).headers(error.headers).send(error.body);
+  });
+}

@@ -1,0 +1,20 @@
+// Per-request state set by the auth middleware and read by the engine's route handlers
+// (STYLE.md example 6: explicit per-request state, typed through declaration merging).
+import type { Database } from '../database/database.js';
+import type { Row } from '../model/entity.js';
+import type { Scope } from '../model/scope.js';
+
+export interface RequestState {
+  readonly mode: 'bearer' | 'session';
+  readonly scope: Scope;
+  /** The acting user's stored record. */
+  readonly user: Row;
+  /** The database holding the data tables of the request's unit. */
+  readonly data: Database;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    svc: RequestState | null;
+  }
+}

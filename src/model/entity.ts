@@ -1,0 +1,135 @@
+// An entity: a stored table with its key, columns, casts, fillable and hidden fields, computed
+// attributes, relations, validation rules and optional unit/tenant binding. Declared once,
+// checked and compiled at boot; the engine reads only the compiled form.
+import type { RuleSet } from '../engine/validation/validator.js';
+import { readCasts, type CastType, type ReadCast } from './casts.js';
+import type { Relation } from './relations/relation.js';
+
+export type Row = Record<string, unknown>;
+
+/** Where an entity's table lives: the system database, or the data database of the caller's unit. */
+export type Storage = 'system' | 'data';
+
+export interface EntityDefinition {
+  /** The entity type name, also what a resource's `model` may name. */
+  readonly name: string;
+  readonly table: string;
+  /** Defaults to `id`. */
+  readonly primaryKey?: string;
+  /** Every stored column; nothing else is ever selected or written. */
+  readonly columns: readonly string[];
+  readonly casts?: Readonly<Record<string, CastType>>;
+  /** Columns a payload may fill. */
+  readonly fillable: readonly string[];
+  /** Columns never serialised (passwords, hashes). */
+  readonly hidden?: readonly string[];
+  /** Computed attributes a resource may append, each a function of the serialised record. */
+  readonly appends?: Readonly<Record<string, (record: Row) => unknown>>;
+  readonly relations?: Readonly<Record<string, Relation>>;
+  /** Laravel-style rules as a function of the record id (null on create). */
+  readonly rules?: (id: number | null) => RuleSet;
+  /** Timestamp columns the service maintains; default: created_at/updated_at when declared. */
+  readonly timestamps?: { readonly createdAt: string | null; readonly updatedAt: string | null };
+  /** Unit-bound: filtered by, and stamped with, the caller's unit. */
+  readonly unitColumn?: string;
+  /** Tenant-bound: filtered by, and stamped with, the caller's tenant (company). */
+  readonly tenantColumn?: string;
+  /** Stamped with the acting user on create when the payload leaves it empty. */
+  readonly ownerColumn?: string;
+  readonly storage?: Storage;
+}
+
+export interface Entity {
+  readonly name: string;
+  readonly table: string;
+  readonly primaryKey: string;
+  readonly columns: readonly string[];
+  readonly columnSet: ReadonlySet<string>;
+  readonly casts: Readonly<Record<string, CastType>>;
+  readonly fillable: ReadonlySet<string>;
+  readonly hidden: ReadonlySet<string>;
+  readonly appends: Readonly<Record<string, (record: Row) => unknown>>;
+  readonly relations: Readonly<Record<string, Relation>>;
+  readonly rules: ((id: number | null) => RuleSet) | null;
+  readonly timestamps: { readonly createdAt: string | null; readonly updatedAt: string | null };
+  readonly unitColumn: string | null;
+  readonly tenantColumn: string | null;
+  readonly ownerColumn: string | null;
+  readonly storage: Storage;
+  /** Stored row -> JSON-ready record: casts applied, hidden columns left out. */
+  serialize(row: Row): Row;
+}
+
+const registry = new Map<string, Entity>();
+
+function check(def: EntityDefinition, condition: boolean, message: string): void {
+  if (!condition) throw new Error(`Entity ${def.name}: ${message}`);
+}
+
+export function defineEntity(def: EntityDefinition): Entity {
+  const columnSet = new Set(def.columns);
+  const primaryKey = def.primaryKey ?? 'id';
+  const known = (list: Iterable<string>, what: string) => {
+    for (const column of list) check(def, columnSet.has(column), `${what} "${column}" is not a declared column`);
+  };
+  check(def, columnSet.has(primaryKey), `primary key "${primaryKey}" is not a declared column`);
+  known(def.fillable, 'fillable column');
+  known(def.hidden ?? [], 'hidden column');
+  known(Object.keys(def.casts ?? {}), 'cast column');
+  for (const column of [def.unitColumn, def.tenantColumn, def.ownerColumn]) if (column) known([column], 'scope column');
+  const timestamps = def.timestamps ?? {
+    createdAt: columnSet.has('created_at') ? 'created_at' : null,
+    updatedAt: columnSet.has('updated_at') ? 'updated_at' : null,
+  };
+  known([timestamps.createdAt, timestamps.updatedAt].filter((c): c is string => c !== null), 'timestamp column');
+
+  const hidden = new Set(def.hidden ?? []);
+  const casts = { ...(def.casts ?? {}) };
+  const visible: Array<[string, ReadCast | null]> = def.columns
+    .filter((c) => !hidden.has(c))
+    .map((c) => [c, casts[c] ? readCasts[casts[c]] : null]);
+
+  const entity: Entity = Object.freeze({
+    name: def.name,
+    table: def.table,
+    primaryKey,
+    columns: [...def.columns],
+    columnSet,
+    casts,
+    fillable: new Set(def.fillable),
+    hidden,
+    appends: { ...(def.appends ?? {}) },
+    relations: { ...(def.relations ?? {}) },
+    rules: def.rules ?? null,
+    timestamps,
+    unitColumn: def.unitColumn ?? null,
+    tenantColumn: def.tenantColumn ?? null,
+    ownerColumn: def.ownerColumn ?? null,
+    storage: def.storage ?? 'system',
+    serialize(row: Row): Row {
+      const out: Row = {};
+      for (const [column, cast] of visible) {
+        const value = row[column];
+        out[column] = cast ? cast(value) : (value ?? null);
+      }
+      return out;
+    },
+  });
+  const previous = registry.get(def.name);
+  check(def, !previous || previous.table === def.table, `another entity is already named "${def.name}"`);
+  registry.set(def.name, entity);
+  return entity;
+}
+
+/** Resolves a resource's `model` setting given as a name. */
+export function entityNamed(name: string): Entity {
+  const entity = registry.get(name);
+  if (!entity) throw new Error(`No entity is named "${name}" (known: ${[...registry.keys()].join(', ') || 'none'})`);
+  return entity;
+}
+
+/** The entity stored in `table`, if one is declared (validation lookups use its storage). */
+export function entityForTable(table: string): Entity | undefined {
+  for (const entity of registry.values()) if (entity.table === table) return entity;
+  return undefined;
+}

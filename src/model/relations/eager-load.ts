@@ -1,0 +1,61 @@
+// Batched eager loading (STYLE.md example 10): one `where in` statement per relation for a whole
+// page of parents, never one per row; counts are correlated sub-queries of the parent select.
+import { sql, type RawBuilder } from 'kysely';
+import type { Connections } from '../connections.js';
+import type { Row } from '../entity.js';
+import type { BelongsTo, HasMany } from './relation.js';
+
+/** Keys safe to put in a `where in`, deduplicated, nulls dropped. */
+function distinctKeys(values: unknown[]): Array<string | number> {
+  const seen = new Set<string | number>();
+  for (const value of values) {
+    if (typeof value === 'number' || (typeof value === 'string' && value !== '')) seen.add(value);
+  }
+  return [...seen];
+}
+
+/** Target records by owner key (as string), serialised by the target entity. */
+export async function loadBelongsTo(connections: Connections, relation: BelongsTo, parents: Row[]): Promise<Map<string, Row>> {
+  const target = relation.target();
+  const keys = distinctKeys(parents.map((p) => p[relation.foreignKey]));
+  const found = new Map<string, Row>();
+  if (keys.length === 0) return found;
+  const rows: Row[] = await connections[target.storage]
+    .selectFrom(target.table)
+    .select(target.columns)
+    .where(relation.ownerKey, 'in', keys)
+    .execute();
+  const pick = relation.columns;
+  for (const row of rows) {
+    const record = target.serialize(row);
+    found.set(String(row[relation.ownerKey]), pick ? Object.fromEntries(pick.map((c) => [c, record[c] ?? null])) : record);
+  }
+  return found;
+}
+
+/** Child records grouped by the parent key (as string), in primary key order. */
+export async function loadHasMany(connections: Connections, relation: HasMany, parentKeys: unknown[]): Promise<Map<string, Row[]>> {
+  const target = relation.target();
+  const keys = distinctKeys(parentKeys);
+  const grouped = new Map<string, Row[]>();
+  if (keys.length === 0) return grouped;
+  const rows: Row[] = await connections[target.storage]
+    .selectFrom(target.table)
+    .select(target.columns)
+    .where(relation.foreignKey, 'in', keys)
+    .orderBy(target.primaryKey)
+    .execute();
+  for (const row of rows) {
+    const key = String(row[relation.foreignKey]);
+    let list = grouped.get(key);
+    if (!list) grouped.set(key, (list = []));
+    list.push(target.serialize(row));
+  }
+  return grouped;
+}
+
+/** `(select count(*) from child where child.fk = parent.key)` for a has-many relation. */
+export function countSubquery(relation: HasMany, parentTable: string): RawBuilder<number> {
+  const target = relation.target();
+  return sql<number>`(select count(*) from ${sql.table(target.table)} where ${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${relation.localKey}`)})`;
+}
