@@ -28,9 +28,11 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   // Kysely prepares every query it runs; keeping the prepared statements by SQL text turns
   // that into a map lookup. The same SQL text always has the same shape, so reuse is safe.
   const statements = new Map<string, BetterSqlite3.Statement>();
+  let executed = 0;
   const cached = {
     close: () => raw.close(),
     prepare(sqlText: string) {
+      executed += 1; // Kysely prepares once per execution, so this counts statements run
       let statement = statements.get(sqlText);
       if (!statement) {
         if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
@@ -45,6 +47,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   return {
     db,
     adapter: sqliteAdapter,
+    statementCount: () => executed,
     transaction: (work) => db.transaction().execute(work),
     close: () => db.destroy(),
   };

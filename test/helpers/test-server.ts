@@ -1,0 +1,83 @@
+// A real svc server on a free port over a fresh SQLite file, and a small JSON client for it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/config.js';
+import { startService, type Service } from '../../src/service.js';
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The parsed body (undefined when it is not JSON). */
+  readonly body: any;
+}
+
+export interface RequestOptions {
+  readonly body?: unknown;
+  /** Sent as is instead of JSON-encoding `body`. */
+  readonly raw?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly service: Service;
+  readonly dataDir: string;
+  /** Headers every request sends unless overridden (e.g. a bearer token). */
+  defaultHeaders: Record<string, string>;
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  get(path: string, options?: RequestOptions): Promise<Reply>;
+  post(path: string, body?: unknown, options?: RequestOptions): Promise<Reply>;
+  put(path: string, body?: unknown, options?: RequestOptions): Promise<Reply>;
+  patch(path: string, body?: unknown, options?: RequestOptions): Promise<Reply>;
+  delete(path: string, options?: RequestOptions): Promise<Reply>;
+  /** SQL statements executed so far on the database. */
+  statements(): number;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env });
+  const service = await startService(config, false);
+  await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = service.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+
+  const server: TestServer = {
+    url,
+    service,
+    dataDir,
+    defaultHeaders: {},
+    async request(method, target, options = {}) {
+      const headers: Record<string, string> = { ...server.defaultHeaders, ...options.headers };
+      let payload: string | undefined = options.raw;
+      if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
+      if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+        headers['content-type'] = 'application/json';
+      }
+      const response = await fetch(url + target, { method, headers, body: payload });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, body };
+    },
+    get: (target, options) => server.request('GET', target, options),
+    post: (target, body, options) => server.request('POST', target, { ...options, body }),
+    put: (target, body, options) => server.request('PUT', target, { ...options, body }),
+    patch: (target, body, options) => server.request('PATCH', target, { ...options, body }),
+    delete: (target, options) => server.request('DELETE', target, options),
+    statements: () => service.database.statementCount(),
+    async close() {
+      await service.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
