@@ -1,13 +1,17 @@
-// The composition root: configuration -> database (migrated) -> app with the service's routes.
-import type { FastifyInstance } from 'fastify';
+// The composition root: configuration -> database (migrated, bootstrapped) -> auth -> app with
+// the service's routes.
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { bootstrap } from './app/bootstrap.js';
+import { serviceRoutes } from './app/routes.js';
+import { bearerGuard } from './auth/bearer-guard.js';
+import { FailureLimiter, type Clock } from './auth/failure-limiter.js';
+import { databaseFailureStore } from './auth/stores/database-failure-store.js';
 import type { Config } from './config/config.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { migrate } from './database/migrator.js';
-import { serviceRoutes } from './app/routes.js';
 import { buildApp } from './http/build-app.js';
 import { MiddlewareRegistry } from './http/middleware.js';
-import type { FastifyServerOptions } from 'fastify';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -15,16 +19,40 @@ export interface Service {
   close(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  readonly logger?: FastifyServerOptions['logger'];
+  /** Milliseconds since the epoch; tests move it to end the failure window. */
+  readonly clock?: Clock;
+}
+
+/** Opens DATABASE_URL and brings its schema up to date. */
 export async function openDatabase(config: Config): Promise<Database> {
   const database = connectDatabase(config.databaseUrl, { sqlite: config.sqlite });
   await migrate(database.db, ['system', 'data']);
   return database;
 }
 
-export async function startService(config: Config, logger?: FastifyServerOptions['logger']): Promise<Service> {
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const database = await openDatabase(config);
-  const middleware = new MiddlewareRegistry().define('svc.api', () => async () => {});
-  const app = await buildApp({ config, database, resources: serviceRoutes, middleware, ...(logger !== undefined ? { logger } : {}) });
+  const clock = options.clock ?? Date.now;
+  const limiter = new FailureLimiter(databaseFailureStore(database), clock);
+  const middleware = new MiddlewareRegistry().define(
+    'svc.api',
+    bearerGuard({ system: database, dataFor: () => database, limiter, tenantIsolation: config.tenantIsolation, clock }),
+  );
+  const app = await buildApp({
+    config,
+    database,
+    resources: serviceRoutes,
+    middleware,
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
   app.addHook('onClose', async () => database.close());
+  const first = await bootstrap(database, config.adminPassword);
+  if (first.generatedPassword) {
+    app.log.warn(`First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`);
+  } else if (first.created) {
+    app.log.info('First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).');
+  }
   return { app, database, close: () => app.close() };
 }

@@ -1,5 +1,8 @@
-// The resources this service ships (DESIGN.md 3.4) and the middleware each action needs.
+// The resources this service ships (DESIGN.md 3.4) and the abilities each action needs.
+import { declaredAbilities } from '../auth/abilities.js';
 import type { ResourceRoute } from '../engine/routes.js';
+import { companies, groups, units, users } from './resources/administration.js';
+import { importTemplateLogs } from './resources/import-template-logs.js';
 import { importTemplates } from './resources/import-templates.js';
 
 /** Read = list and show, write = create, update, delete, each behind its ability. */
@@ -9,4 +12,30 @@ function guarded(name: string): NonNullable<ResourceRoute['middleware']> {
 
 export const serviceRoutes: readonly ResourceRoute[] = [
   { path: '/api/import-templates', parameter: 'import_template', resource: importTemplates, middleware: guarded('import-templates') },
+  {
+    path: '/api/import-template-logs',
+    parameter: 'import_template_log',
+    resource: importTemplateLogs,
+    only: ['list', 'show', 'create'],
+    middleware: guarded('import-template-logs'),
+  },
+  { path: '/api/users', parameter: 'user', resource: users, middleware: guarded('users') },
+  { path: '/api/companies', parameter: 'company', resource: companies, middleware: guarded('companies') },
+  { path: '/api/units', parameter: 'unit', resource: units, middleware: guarded('units') },
+  { path: '/api/groups', parameter: 'group', resource: groups, middleware: guarded('groups') },
 ];
+
+/** Every middleware declaration of the service's routes (the grantable abilities come from these). */
+export function routeMiddleware(routes: readonly ResourceRoute[] = serviceRoutes): string[] {
+  return routes.flatMap((r) => {
+    const only = r.only ?? ['list', 'show', 'create', 'update', 'delete'];
+    const reads = only.some((a) => a === 'list' || a === 'show') ? (r.middleware?.read ?? []) : [];
+    const writes = only.some((a) => a !== 'list' && a !== 'show') ? (r.middleware?.write ?? []) : [];
+    return [...reads, ...writes];
+  });
+}
+
+/** The grantable abilities (SPEC.md 5.1.6): exactly those the routes declare. */
+export function grantableAbilities(routes: readonly ResourceRoute[] = serviceRoutes): string[] {
+  return declaredAbilities(routeMiddleware(routes));
+}

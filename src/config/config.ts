@@ -12,6 +12,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly bodyLimit: number;
   readonly logLevel: string;
+  /** The first admin's password on an empty database; generated and logged once when unset. */
+  readonly adminPassword: string | null;
   readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number };
 }
 
@@ -76,6 +78,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || 'info',
+    adminPassword: env.ADMIN_PASSWORD || null,
     sqlite: Object.freeze({
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.

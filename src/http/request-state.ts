@@ -11,6 +11,8 @@ export interface RequestState {
   readonly user: Row;
   /** The database holding the data tables of the request's unit. */
   readonly data: Database;
+  /** Bearer mode: the token's abilities. */
+  readonly abilities?: readonly string[];
 }
 
 declare module 'fastify' {

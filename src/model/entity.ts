@@ -23,6 +23,8 @@ export interface EntityDefinition {
   readonly fillable: readonly string[];
   /** Columns never serialised (passwords, hashes). */
   readonly hidden?: readonly string[];
+  /** Write-only payload fields turned into stored columns, e.g. password -> password_hash. */
+  readonly writeOnly?: Readonly<Record<string, (value: unknown) => Promise<Row> | Row>>;
   /** Computed attributes a resource may append, each a function of the serialised record. */
   readonly appends?: Readonly<Record<string, (record: Row) => unknown>>;
   readonly relations?: Readonly<Record<string, Relation>>;
@@ -48,6 +50,7 @@ export interface Entity {
   readonly casts: Readonly<Record<string, CastType>>;
   readonly fillable: ReadonlySet<string>;
   readonly hidden: ReadonlySet<string>;
+  readonly writeOnly: Readonly<Record<string, (value: unknown) => Promise<Row> | Row>>;
   readonly appends: Readonly<Record<string, (record: Row) => unknown>>;
   readonly relations: Readonly<Record<string, Relation>>;
   readonly rules: ((id: number | null) => RuleSet) | null;
@@ -98,6 +101,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     casts,
     fillable: new Set(def.fillable),
     hidden,
+    writeOnly: { ...(def.writeOnly ?? {}) },
     appends: { ...(def.appends ?? {}) },
     relations: { ...(def.relations ?? {}) },
     rules: def.rules ?? null,

@@ -3,7 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
+import { grantableAbilities } from '../../src/app/routes.js';
+import type { Clock } from '../../src/auth/failure-limiter.js';
+import { createToken } from '../../src/auth/tokens/token-service.js';
 import { startService, type Service } from '../../src/service.js';
+
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
 
 export interface Reply {
   readonly status: number;
@@ -37,10 +42,16 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** Send no default bearer token (the default is an admin token holding every ability). */
+  readonly anonymous?: boolean;
+  readonly clock?: Clock;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env });
-  const service = await startService(config, false);
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...env });
+  const service = await startService(config, { logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -79,5 +90,16 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  if (!options.anonymous) {
+    // The bootstrap made user 1 (admin) in unit 1 (Main).
+    const { token } = await createToken(service.database, grantableAbilities(), {
+      userId: 1,
+      unitId: 1,
+      name: 'test admin',
+      abilities: grantableAbilities(),
+      expiresAt: null,
+    });
+    server.defaultHeaders.authorization = `Bearer ${token}`;
+  }
   return server;
 }

@@ -1,4 +1,5 @@
-// Users (DESIGN.md 3.3): the password hash is never serialised.
+// Users (DESIGN.md 3.3): `password` is write-only and stored hashed; the hash is never serialised.
+import { hashPassword } from '../../auth/passwords.js';
 import { defineEntity } from '../../model/entity.js';
 import { hasMany } from '../../model/relations/relation.js';
 import { userGroup, userUnit } from './user-links.js';
@@ -10,6 +11,7 @@ export const user = defineEntity({
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['login', 'name', 'email', 'admin', 'active'],
   hidden: ['password_hash'],
+  writeOnly: { password: async (value) => ({ password_hash: await hashPassword(String(value)) }) },
   relations: {
     units: hasMany(() => userUnit, 'user_id'),
     groups: hasMany(() => userGroup, 'user_id'),
@@ -20,5 +22,6 @@ export const user = defineEntity({
     email: ['nullable', 'email', 'max:255'],
     admin: ['nullable', 'in:Y,N'],
     active: ['nullable', 'in:Y,N'],
+    password: id === null ? ['required', 'string', 'min:8', 'max:200'] : ['nullable', 'string', 'min:8', 'max:200'],
   }),
 });

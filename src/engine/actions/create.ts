@@ -6,7 +6,7 @@ import type { Resource } from '../definition/define-resource.js';
 import { findRecord } from '../output/records.js';
 import { scopeStamps } from '../query/scope.js';
 import { splitPayload } from '../write/payload.js';
-import { storedValues, timestampValues } from '../write/stored-values.js';
+import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
 import { translateWriteError } from '../write/translate-write-error.js';
 import { validateWrite } from '../write/validate-write.js';
@@ -15,12 +15,14 @@ export async function create(resource: Resource, context: EngineContext, body: u
   const { entity } = resource;
   const payload = splitPayload(resource, body);
   const adapter = adapterFor(context, entity.storage);
+  // Before the transaction: expanding a write-only field may be slow (a password hash).
+  const masterValues = await storedMasterValues(entity, payload.master, adapter);
   try {
     return await inTransaction(context, async (connections) => {
       await validateWrite(connections, resource, null, null, payload, new Map());
       const now = new Date();
       const values: Row = {
-        ...storedValues(entity, payload.master, adapter),
+        ...masterValues,
         ...timestampValues(entity, adapter, now, 'create'),
         ...scopeStamps(entity, context.scope),
       };

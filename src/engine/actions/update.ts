@@ -9,7 +9,7 @@ import { findRecord } from '../output/records.js';
 import { scopeExpressions } from '../query/scope.js';
 import { splitPayload } from '../write/payload.js';
 import { loadStoredDetails } from '../write/stored-details.js';
-import { storedValues, timestampValues } from '../write/stored-values.js';
+import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
 import { translateWriteError } from '../write/translate-write-error.js';
 import { validateWrite } from '../write/validate-write.js';
@@ -21,6 +21,8 @@ export async function update(resource: Resource, context: EngineContext, id: unk
   if (key === null) throw errors.resourceNotFound();
   const payload = splitPayload(resource, body);
   const adapter = adapterFor(context, entity.storage);
+  // Before the transaction: expanding a write-only field may be slow (a password hash).
+  const changes = await storedMasterValues(entity, payload.master, adapter);
   try {
     return await inTransaction(context, async (connections) => {
       const db = connections[entity.storage];
@@ -32,7 +34,6 @@ export async function update(resource: Resource, context: EngineContext, id: unk
       const stored = await loadStoredDetails(connections, resource, masterKey, payload);
       await validateWrite(connections, resource, Number(masterKey), existing, payload, stored);
       const now = new Date();
-      const changes = storedValues(entity, payload.master, adapter);
       if (Object.keys(changes).length > 0 || payload.details.length > 0) {
         await db
           .updateTable(entity.table)

@@ -36,7 +36,7 @@ function isObject(value: unknown): value is Row {
 function pickFillable(entity: Entity, source: Row, skip: ReadonlySet<string>, prefix: string, bag: ErrorBag): Row {
   const picked: Row = {};
   for (const [field, value] of Object.entries(source)) {
-    if (!entity.fillable.has(field) || skip.has(field)) continue;
+    if (!(entity.fillable.has(field) || field in entity.writeOnly) || skip.has(field)) continue;
     const cast = entity.casts[field];
     if (!storableAs(cast, value)) {
       bag[prefix + field] = [`The ${attributeName(field, prefix)} field ${TYPE_MESSAGES[cast ?? 'string']}.`];

@@ -5,7 +5,18 @@ import type { Entity, Row } from '../../model/entity.js';
 
 export function storedValues(entity: Entity, fields: Row, adapter: DialectAdapter): Row {
   const out: Row = {};
-  for (const [field, value] of Object.entries(fields)) out[field] = writeCast(entity.casts[field], value, adapter.toTimestamp);
+  for (const [field, value] of Object.entries(fields)) {
+    if (!(field in entity.writeOnly)) out[field] = writeCast(entity.casts[field], value, adapter.toTimestamp);
+  }
+  return out;
+}
+
+/** Master fields as stored, write-only fields (a password) expanded into their columns. */
+export async function storedMasterValues(entity: Entity, fields: Row, adapter: DialectAdapter): Promise<Row> {
+  const out = storedValues(entity, fields, adapter);
+  for (const [field, expand] of Object.entries(entity.writeOnly)) {
+    if (fields[field] != null) Object.assign(out, await expand(fields[field]));
+  }
   return out;
 }
 

@@ -1,0 +1,85 @@
+// `svc.api[:abilities]` (SPEC.md 5.1): the stateless bearer mode. Order of checks: the per-IP
+// limit, the token's shape (no database read for a malformed one), one indexed lookup, then
+// revocation, expiry, the scope re-validation, and the route's abilities (all required).
+import type { FastifyRequest } from 'fastify';
+import type { Database } from '../database/database.js';
+import { errors } from '../errors.js';
+import type { MiddlewareFactory } from '../http/middleware.js';
+import '../http/request-state.js';
+import { checkAbilities } from './abilities.js';
+import type { Clock, FailureLimiter } from './failure-limiter.js';
+import { scopeRefusal } from './scope-check.js';
+import { decodeToken, sameHash } from './tokens/api-token.js';
+import { findTokenIdentity } from './tokens/token-lookup.js';
+
+export interface BearerOptions {
+  readonly system: Database;
+  /** The database of a unit's data tables (its `connection`, or the system one). */
+  readonly dataFor: (connection: string | null) => Database;
+  readonly limiter: FailureLimiter;
+  readonly tenantIsolation: boolean;
+  readonly clock: Clock;
+}
+
+const LAST_USED_EVERY_MS = 60_000;
+
+function millis(value: unknown): number | null {
+  if (value == null) return null;
+  const time = value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
+  return Number.isNaN(time) ? null : time;
+}
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? '';
+}
+
+/** Authenticates a bearer request and sets `request.svc`; throws the catalog's 401/403/429. */
+export async function authenticateBearer(request: FastifyRequest, options: BearerOptions): Promise<readonly string[]> {
+  const { limiter, system } = options;
+  if (await limiter.blocked(request.ip)) throw errors.tooManyAttempts();
+  const refuse = async (message: string) => {
+    await limiter.fail(request.ip);
+    return errors.bearerUnauthenticated(message);
+  };
+  const token = bearerToken(request);
+  if (token === null) throw await refuse('Unauthenticated.');
+  const hash = decodeToken(token);
+  if (!hash) throw await refuse('Invalid token.');
+  const identity = await findTokenIdentity(system.db, hash);
+  if (!identity || !sameHash(identity.tokenHash, hash)) throw await refuse('Invalid token.');
+  if (identity.revokedAt != null) throw await refuse('Token revoked.');
+  const now = options.clock();
+  const expiresAt = millis(identity.expiresAt);
+  if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.');
+
+  const refusal = scopeRefusal(identity, options.tenantIsolation);
+  if (refusal || !identity.user || !identity.unit) throw errors.bearerForbidden(refusal ?? 'Forbidden.');
+
+  const lastUsed = millis(identity.lastUsedAt);
+  if (lastUsed === null || now - lastUsed >= LAST_USED_EVERY_MS) {
+    await system.db.updateTable('api_tokens').set({ last_used_at: system.adapter.toTimestamp(new Date(now)) }).where('id', '=', identity.tokenId).execute();
+  }
+  request.svc = {
+    mode: 'bearer',
+    scope: { userId: Number(identity.user.id), unitId: identity.unit.id, tenantId: identity.unit.companyId },
+    user: identity.user,
+    data: options.dataFor(identity.unit.connection),
+    abilities: identity.abilities,
+  };
+  return identity.abilities;
+}
+
+/** The `svc.api` middleware factory: its parameters are the abilities the route requires. */
+export function bearerGuard(options: BearerOptions): MiddlewareFactory {
+  return (parameters) => {
+    const required = checkAbilities(parameters);
+    return async (request) => {
+      const granted = await authenticateBearer(request, options);
+      const missing = required.find((ability) => !granted.includes(ability));
+      if (missing) throw errors.missingAbility(missing);
+    };
+  };
+}

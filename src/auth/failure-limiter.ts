@@ -1,0 +1,38 @@
+// Brute-force protection (SPEC.md 5.1.8, DESIGN.md 3.5/3.6): once one IP has 20 failed
+// authentications within 600 s, every further request from it is refused with 429 until 600 s
+// after its first counted failure. A success does not reset the count. The store is the
+// database by default (Redis when configured), the clock injectable for tests.
+
+export const MAX_FAILURES = 20;
+export const WINDOW_SECONDS = 600;
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+
+/** Milliseconds since the epoch. */
+export type Clock = () => number;
+
+export interface FailureWindow {
+  readonly failures: number;
+  readonly startedAt: number;
+}
+
+export interface FailureStore {
+  get(ip: string): Promise<FailureWindow | null>;
+  /** Counts one failure at `now`, starting a new window when the stored one has ended. */
+  record(ip: string, now: number, windowMs: number): Promise<void>;
+}
+
+export class FailureLimiter {
+  constructor(
+    private readonly store: FailureStore,
+    private readonly clock: Clock = Date.now,
+  ) {}
+
+  async blocked(ip: string): Promise<boolean> {
+    const window = await this.store.get(ip);
+    return window !== null && window.failures >= MAX_FAILURES && this.clock() < window.startedAt + WINDOW_MS;
+  }
+
+  async fail(ip: string): Promise<void> {
+    await this.store.record(ip, this.clock(), WINDOW_MS);
+  }
+}

@@ -1,0 +1,26 @@
+// Failure counters in the auth_failures table: one row per IP holding the current window.
+import type { Database } from '../../database/database.js';
+import type { FailureStore, FailureWindow } from '../failure-limiter.js';
+
+function millis(value: unknown): number {
+  return value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
+}
+
+export function databaseFailureStore(database: Database): FailureStore {
+  const { db, adapter } = database;
+  return {
+    async get(ip): Promise<FailureWindow | null> {
+      const row = await db.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', ip).executeTakeFirst();
+      return row ? { failures: Number(row.failures), startedAt: millis(row.window_started_at) } : null;
+    },
+    async record(ip, now, windowMs) {
+      await database.transaction(async (trx) => {
+        const row = await trx.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', ip).executeTakeFirst();
+        const fresh = { failures: 1, window_started_at: adapter.toTimestamp(new Date(now)) };
+        if (!row) await trx.insertInto('auth_failures').values({ ip, ...fresh }).execute();
+        else if (now >= millis(row.window_started_at) + windowMs) await trx.updateTable('auth_failures').set(fresh).where('ip', '=', ip).execute();
+        else await trx.updateTable('auth_failures').set({ failures: Number(row.failures) + 1 }).where('ip', '=', ip).execute();
+      });
+    },
+  };
+}

@@ -1,0 +1,72 @@
+// svc token:create <user> <unit> --name= [--abilities=a,b] [--expires-in-days=n | --expires-at=ISO],
+// svc token:list, svc token:revoke <id>, svc abilities.
+import { grantableAbilities } from '../../app/routes.js';
+import { isAbilityName } from '../../auth/abilities.js';
+import { createToken, listTokens, revokeToken } from '../../auth/tokens/token-service.js';
+import { CliError } from '../cli-error.js';
+import type { Command } from '../command.js';
+import { findByIdOrName, printJson, requiredString, withDatabase } from '../database-session.js';
+
+function expiry(options: Record<string, unknown>): Date | null {
+  const days = options['expires-in-days'];
+  const at = options['expires-at'];
+  if (days !== undefined && at !== undefined) throw new CliError('Give --expires-in-days or --expires-at, not both.');
+  if (typeof days === 'string') {
+    if (!/^\d+$/.test(days) || Number(days) < 1) throw new CliError(`--expires-in-days must be a positive whole number, got "${days}".`);
+    return new Date(Date.now() + Number(days) * 86_400_000);
+  }
+  if (typeof at === 'string') {
+    const date = new Date(at);
+    if (Number.isNaN(date.getTime())) throw new CliError(`--expires-at must be an ISO-8601 date, got "${at}".`);
+    return date;
+  }
+  return null;
+}
+
+export const tokenCreate: Command = {
+  summary: 'Issue an API token: <user> <unit> --name= [--abilities=a,b] [--expires-in-days=n]',
+  options: { name: { type: 'string' }, abilities: { type: 'string' }, 'expires-in-days': { type: 'string' }, 'expires-at': { type: 'string' } },
+  async run({ options, positionals }) {
+    const [userRef, unitRef] = positionals;
+    if (!userRef || !unitRef) throw new CliError('Usage: svc token:create <user> <unit> --name=<text> [--abilities=<a,b,...>] [--expires-in-days=<n>]');
+    const name = requiredString(options.name, 'name');
+    const abilities = typeof options.abilities === 'string' ? options.abilities.split(',').map((a) => a.trim()).filter(Boolean) : [];
+    const grantable = grantableAbilities();
+    const unknown = abilities.find((a) => !isAbilityName(a) || !grantable.includes(a));
+    if (unknown) throw new CliError(`Ability "${unknown}" is not declared on any route. Grantable: ${grantable.join(', ')}`);
+    const expiresAt = expiry(options);
+    const issued = await withDatabase(async ({ database }) => {
+      const userId = await findByIdOrName(database, 'users', 'login', 'user', userRef);
+      const unitId = await findByIdOrName(database, 'units', 'name', 'unit', unitRef);
+      return createToken(database, grantable, { userId, unitId, name, abilities, expiresAt });
+    });
+    process.stdout.write(`${issued.token}\n`);
+    process.stderr.write(`Token #${issued.record.id} "${issued.record.name}" issued; it is shown only this once.\n`);
+  },
+};
+
+export const tokenList: Command = {
+  summary: 'List API tokens (never their secrets)',
+  async run() {
+    printJson(await withDatabase(({ database }) => listTokens(database)));
+  },
+};
+
+export const tokenRevoke: Command = {
+  summary: 'Revoke an API token: <id>',
+  async run({ positionals }) {
+    const [id] = positionals;
+    if (!id || !/^\d+$/.test(id)) throw new CliError('Usage: svc token:revoke <id>');
+    const record = await withDatabase(({ database }) => revokeToken(database, Number(id)));
+    if (!record) throw new CliError(`No token #${id}.`);
+    printJson(record);
+    process.stderr.write(`Token #${id} revoked.\n`);
+  },
+};
+
+export const abilities: Command = {
+  summary: 'List the grantable abilities (those declared on routes)',
+  async run() {
+    printJson(grantableAbilities());
+  },
+};

@@ -1,0 +1,59 @@
+// What every data command shares: the server's configuration, the migrated (and on first use
+// bootstrapped) database, lookups of users/units/companies by id or name, and JSON output.
+import { bootstrap } from '../app/bootstrap.js';
+import { loadConfig, type Config } from '../config/config.js';
+import type { Database } from '../database/database.js';
+import type { EngineContext } from '../engine/context.js';
+import { HttpError } from '../errors.js';
+import { NO_SCOPE } from '../model/scope.js';
+import { openDatabase } from '../service.js';
+import { CliError } from './cli-error.js';
+
+export interface CliSession {
+  readonly config: Config;
+  readonly database: Database;
+  /** An engine context for direct invocation of resource actions. */
+  readonly context: EngineContext;
+}
+
+export async function withDatabase<T>(work: (session: CliSession) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  try {
+    const first = await bootstrap(database, config.adminPassword);
+    if (first.generatedPassword) process.stderr.write(`First use: created user "admin" with password ${first.generatedPassword} (shown once).\n`);
+    const context: EngineContext = { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    return await work({ config, database, context });
+  } catch (error) {
+    // A refused write reads like the API's 422: the summary, then each field's messages.
+    if (error instanceof HttpError && error.status === 422) {
+      const details = Object.entries((error.body.errors ?? {}) as Record<string, string[]>)
+        .map(([field, messages]) => `  ${field}: ${messages.join(' ')}`)
+        .join('\n');
+      throw new CliError(`${error.message}\n${details}`);
+    }
+    if (error instanceof HttpError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A row by id (all digits) or by a unique name column, or a CliError naming what was not found. */
+export async function findByIdOrName(database: Database, table: string, nameColumn: string, what: string, ref: string | undefined): Promise<number> {
+  if (!ref) throw new CliError(`Missing ${what}: give its id or ${nameColumn}.`);
+  const query = database.db.selectFrom(table).select('id');
+  const rows = /^\d+$/.test(ref) ? await query.where('id', '=', Number(ref)).execute() : await query.where(nameColumn, '=', ref).execute();
+  if (rows.length === 0) throw new CliError(`No ${what} "${ref}".`);
+  if (rows.length > 1) throw new CliError(`Several ${what}s are named "${ref}": give the id.`);
+  return Number(rows[0]?.id);
+}
+
+export function requiredString(value: unknown, option: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`--${option}=<value> is required.`);
+  return value;
+}
