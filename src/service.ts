@@ -2,11 +2,16 @@
 // the service's routes.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { bootstrap } from './app/bootstrap.js';
-import { serviceRoutes } from './app/routes.js';
-import { bearerGuard } from './auth/bearer-guard.js';
+import { grantableAbilities, serviceRoutes } from './app/routes.js';
 import { FailureLimiter, type Clock } from './auth/failure-limiter.js';
+import { apiGuard, sessionGuard } from './auth/guards.js';
+import { SessionAuth } from './auth/session/session-auth.js';
+import { registerSessionRoutes } from './auth/session/session-routes.js';
+import { databaseSessionStore } from './auth/session/session-store.js';
 import { databaseFailureStore } from './auth/stores/database-failure-store.js';
+import { registerTokenAdminRoutes } from './auth/tokens/token-admin-routes.js';
 import type { Config } from './config/config.js';
+import { persistentSecret } from './config/secrets.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { migrate } from './database/migrator.js';
@@ -21,7 +26,7 @@ export interface Service {
 
 export interface ServiceOptions {
   readonly logger?: FastifyServerOptions['logger'];
-  /** Milliseconds since the epoch; tests move it to end the failure window. */
+  /** Milliseconds since the epoch; tests move it to end failure windows and sessions. */
   readonly clock?: Clock;
 }
 
@@ -35,16 +40,28 @@ export async function openDatabase(config: Config): Promise<Database> {
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const database = await openDatabase(config);
   const clock = options.clock ?? Date.now;
+  const dataFor = () => database;
   const limiter = new FailureLimiter(databaseFailureStore(database), clock);
-  const middleware = new MiddlewareRegistry().define(
-    'svc.api',
-    bearerGuard({ system: database, dataFor: () => database, limiter, tenantIsolation: config.tenantIsolation, clock }),
-  );
+  const sessions = new SessionAuth({
+    store: databaseSessionStore(database),
+    dataFor,
+    idleMinutes: config.sessionIdleMinutes,
+    tenantIsolation: config.tenantIsolation,
+    clock,
+  });
+  const bearer = { system: database, dataFor, limiter, tenantIsolation: config.tenantIsolation, clock };
+  const middleware = new MiddlewareRegistry().define('svc.api', apiGuard(bearer, sessions)).define('svc.auth', sessionGuard(sessions));
+  const authenticated = middleware.resolve('svc.auth');
   const app = await buildApp({
     config,
     database,
     resources: serviceRoutes,
     middleware,
+    cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
+    routes(app) {
+      registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
+      registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
+    },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   app.addHook('onClose', async () => database.close());

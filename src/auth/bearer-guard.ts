@@ -1,12 +1,10 @@
-// `svc.api[:abilities]` (SPEC.md 5.1): the stateless bearer mode. Order of checks: the per-IP
+// The stateless bearer mode of `svc.api` (SPEC.md 5.1). Order of checks: the per-IP
 // limit, the token's shape (no database read for a malformed one), one indexed lookup, then
 // revocation, expiry, the scope re-validation, and the route's abilities (all required).
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../database/database.js';
 import { errors } from '../errors.js';
-import type { MiddlewareFactory } from '../http/middleware.js';
 import '../http/request-state.js';
-import { checkAbilities } from './abilities.js';
 import type { Clock, FailureLimiter } from './failure-limiter.js';
 import { scopeRefusal } from './scope-check.js';
 import { decodeToken, sameHash } from './tokens/api-token.js';
@@ -70,16 +68,4 @@ export async function authenticateBearer(request: FastifyRequest, options: Beare
     abilities: identity.abilities,
   };
   return identity.abilities;
-}
-
-/** The `svc.api` middleware factory: its parameters are the abilities the route requires. */
-export function bearerGuard(options: BearerOptions): MiddlewareFactory {
-  return (parameters) => {
-    const required = checkAbilities(parameters);
-    return async (request) => {
-      const granted = await authenticateBearer(request, options);
-      const missing = required.find((ability) => !granted.includes(ability));
-      if (missing) throw errors.missingAbility(missing);
-    };
-  };
 }

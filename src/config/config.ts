@@ -12,6 +12,10 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly bodyLimit: number;
   readonly logLevel: string;
+  /** APP_SECRET when set; otherwise one is generated into DATA_DIR (config/secrets.ts). */
+  readonly appSecret: string | null;
+  /** Minutes of inactivity after which a session ends. */
+  readonly sessionIdleMinutes: number;
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
   readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number };
@@ -79,6 +83,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || 'info',
     adminPassword: env.ADMIN_PASSWORD || null,
+    appSecret: env.APP_SECRET || null,
+    sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 120, 1, 60 * 24 * 365),
     sqlite: Object.freeze({
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.

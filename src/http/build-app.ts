@@ -1,5 +1,7 @@
 // buildApp(): Fastify wiring only. Parsers, limits and error handling, then the routes the
 // composition root hands in.
+import { randomBytes } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
 import Fastify, {
   LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
@@ -18,6 +20,10 @@ export interface AppOptions {
   readonly resources: readonly ResourceRoute[];
   readonly middleware: MiddlewareRegistry;
   readonly logger?: FastifyServerOptions['logger'];
+  /** Signs the session cookie (APP_SECRET); a random one when absent (fixture apps). */
+  readonly cookieSecret?: string;
+  /** Routes beyond the resources (session, token admin), registered after them. */
+  readonly routes?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -35,6 +41,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Only JSON bodies: anything else is a 415, not a string the engine must guess about.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('svc', null);
+  await app.register(fastifyCookie, { secret: options.cookieSecret ?? randomBytes(32).toString('hex'), hook: 'onRequest' });
   installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit });
 
   const context = (request: FastifyRequest): EngineContext => {
@@ -44,5 +51,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   const middleware = (spec: string) => options.middleware.resolve(spec);
   for (const route of options.resources) registerResourceRoutes(app, route, { context, middleware });
+  options.routes?.(app);
   return app;
 }

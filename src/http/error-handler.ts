@@ -1,15 +1,20 @@
 // The one error handler: every failure leaves as JSON from the catalog (SPEC.md 7, DESIGN.md
 // 3.5). Framework errors (body parsing, limits) are mapped to catalog entries; anything else is
 // a 500 whose stack is shown only with APP_DEBUG=true and never an HTML page.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { errors, HttpError } from '../errors.js';
 
-function fromFramework(error: FastifyError, bodyLimit: number): HttpError | null {
+/** The request's media type without parameters; Fastify's 415 error does not carry it. */
+function mediaTypeOf(request: FastifyRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+}
+
+function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: number): HttpError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(String(error.message.split(': ').pop() ?? ''));
+      return errors.unsupportedMediaType(mediaTypeOf(request));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.malformedJson();
@@ -26,7 +31,7 @@ export function installErrorHandling(app: FastifyInstance, options: { debug: boo
     return reply.code(error.status).send(error.body);
   });
   app.setErrorHandler((raw: FastifyError, request, reply) => {
-    let error = raw instanceof HttpError ? raw : fromFramework(raw, options.bodyLimit);
+    let error = raw instanceof HttpError ? raw : fromFramework(raw, request, options.bodyLimit);
     if (!error) {
       request.log.error({ err: raw }, 'unhandled error');
       error = errors.server(

@@ -13,6 +13,10 @@ export interface RequestState {
   readonly data: Database;
   /** Bearer mode: the token's abilities. */
   readonly abilities?: readonly string[];
+  /** Session mode: the session's store key and CSRF secret. */
+  readonly session?: { readonly key: string; readonly csrfSecret: string };
+  /** The unit's name, for the session answers. */
+  readonly unitName?: string;
 }
 
 declare module 'fastify' {

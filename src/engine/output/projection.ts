@@ -49,8 +49,9 @@ export function compileProjection(
     return out;
   };
   if (entries.length === 0) {
-    // Hidden fields are already left out of the full record; transformers still apply.
-    return transformers.size === 0 ? (record) => record : (record) => transform({ ...record }, record);
+    // Hidden fields are already left out of the full record; transformers still apply. The
+    // size is read per call: addTransformer() may fill an empty map after set-up.
+    return (record) => (transformers.size === 0 ? record : transform({ ...record }, record));
   }
   const picks = picksOf(entries).filter((p) => !hidden.has(p.key));
   if (!hidden.has(primaryKey) && !picks.some((p) => p.key === primaryKey)) {

@@ -11,8 +11,9 @@ export interface Page {
 // Keeps offset = (page - 1) * perPage an exact integer that every engine accepts.
 const MAX_PAGE = 10_000_000;
 
+// A JSON 2.5 is no more an integer than the query string's "2.5": both fall back.
 function integerOf(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : null;
+  if (typeof value === 'number') return Number.isInteger(value) ? value : null;
   if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) return Number.parseInt(value, 10);
   return null;
 }

@@ -1,0 +1,94 @@
+// The session endpoints of DESIGN.md 3.5: POST /app/login, POST /app/logout, GET /app/session,
+// POST /app/session/unit. A failed login counts toward the per-IP limit and does not say which
+// half of the credentials was wrong.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Database } from '../../database/database.js';
+import { errors } from '../../errors.js';
+import type { Middleware } from '../../http/middleware.js';
+import type { FailureLimiter } from '../failure-limiter.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
+import type { SessionAuth } from './session-auth.js';
+
+export interface SessionRouteOptions {
+  readonly system: Database;
+  readonly sessions: SessionAuth;
+  readonly limiter: FailureLimiter;
+  /** The `svc.auth` middleware. */
+  readonly authenticated: Middleware;
+}
+
+const BAD_CREDENTIALS = 'These credentials do not match our records.';
+// Compared against when the login is unknown, so both failures cost one scrypt run.
+const decoy = hashPassword('decoy password never used');
+
+function field(body: unknown, name: string): unknown {
+  return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** `{user, unit, csrf_token}` of the request's session. */
+function describe(request: FastifyRequest, sessions: SessionAuth, unit?: { id: number; name: string }) {
+  const state = request.svc;
+  return {
+    user: state?.user ?? null,
+    unit: unit ?? (state?.scope.unitId != null ? { id: state.scope.unitId, name: state.unitName ?? null } : null),
+    csrf_token: sessions.csrfToken(request),
+  };
+}
+
+export function registerSessionRoutes(app: FastifyInstance, options: SessionRouteOptions): void {
+  const { system, sessions, limiter, authenticated } = options;
+  const { db } = system;
+
+  app.post('/app/login', async (request, reply) => {
+    if (await limiter.blocked(request.ip)) throw errors.tooManyAttempts();
+    const login = field(request.body, 'login');
+    const password = field(request.body, 'password');
+    const missing: Record<string, string[]> = {};
+    if (typeof login !== 'string' || login.trim() === '') missing.login = ['The login field is required.'];
+    if (typeof password !== 'string' || password === '') missing.password = ['The password field is required.'];
+    if (Object.keys(missing).length > 0) throw errors.validation(missing);
+
+    const user = await db.selectFrom('users').select(['id', 'password_hash', 'active']).where('login', '=', String(login)).executeTakeFirst();
+    const matches = await verifyPassword(String(password), user ? String(user.password_hash) : await decoy);
+    const unit = user
+      ? await db
+          .selectFrom('user_units as l')
+          .innerJoin('units as u', 'u.id', 'l.unit_id')
+          .select(['u.id', 'u.name'])
+          .where('l.user_id', '=', user.id)
+          .orderBy('l.id')
+          .limit(1)
+          .executeTakeFirst()
+      : undefined;
+    if (!user || !matches || user.active !== 'Y' || !unit) {
+      await limiter.fail(request.ip);
+      throw errors.validation({ login: [BAD_CREDENTIALS] });
+    }
+    const csrfToken = await sessions.start(request, reply, Number(user.id), Number(unit.id));
+    const record = await db.selectFrom('users').select(['id', 'login', 'name', 'email', 'admin', 'active', 'created_at', 'updated_at']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    return { user: record, unit: { id: Number(unit.id), name: unit.name }, csrf_token: csrfToken };
+  });
+
+  app.post('/app/logout', { preHandler: authenticated }, async (request, reply) => {
+    await sessions.end(request, reply);
+    return { message: 'Logged out.' };
+  });
+
+  app.get('/app/session', { preHandler: authenticated }, async (request) => describe(request, sessions));
+
+  app.post('/app/session/unit', { preHandler: authenticated }, async (request) => {
+    const raw = field(request.body, 'unit_id');
+    const unitId = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : null;
+    if (unitId === null) throw errors.validation({ unit_id: ['The unit id field is required.'] });
+    const unit = await db
+      .selectFrom('user_units as l')
+      .innerJoin('units as u', 'u.id', 'l.unit_id')
+      .select(['u.id', 'u.name'])
+      .where('l.user_id', '=', request.svc?.scope.userId ?? -1)
+      .where('l.unit_id', '=', unitId)
+      .executeTakeFirst();
+    if (!unit) throw errors.unauthorized();
+    await sessions.switchUnit(request, unitId);
+    return describe(request, sessions, { id: Number(unit.id), name: String(unit.name) });
+  });
+}
