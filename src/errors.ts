@@ -50,6 +50,12 @@ export const errors = {
   csrfMismatch: () => new HttpError('CSRF_MISMATCH', 419, { message: 'CSRF token mismatch.' }),
   tooManyAttempts: () =>
     new HttpError('TOO_MANY_ATTEMPTS', 429, { error: 'Too many requests. Try again later.' }, { 'retry-after': '600' }),
+  // The Pusher HTTP events API of the embedded real-time server (DESIGN.md 3.5).
+  pusherUnknownApp: (appId: string) => new HttpError('PUSHER_UNKNOWN_APP', 404, { error: `Unknown app id "${appId}".` }),
+  pusherUnauthenticated: (reason: string) => new HttpError('PUSHER_UNAUTHENTICATED', 401, { error: reason }),
+  pusherInvalidEvent: (reason: string) => new HttpError('PUSHER_INVALID_EVENT', 400, { error: reason }),
+  pusherEventTooLarge: (limit: number) =>
+    new HttpError('PUSHER_EVENT_TOO_LARGE', 413, { error: `The event data must not be larger than ${limit} bytes.` }),
   serviceUnavailable: () =>
     new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }),
   server: (detail?: { message: string; exception: string; trace: string[] }) =>

@@ -19,6 +19,27 @@ export interface Config {
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
   readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number };
+  /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
+  readonly realtime: RealtimeConfig;
+}
+
+export interface RealtimeConfig {
+  /** REALTIME_NOTIFICATIONS: the embedded Pusher server, the auth route and the broadcasts. */
+  readonly enabled: boolean;
+  readonly appId: string;
+  readonly key: string;
+  /** PUSHER_APP_SECRET when set; otherwise one is generated into DATA_DIR (config/secrets.ts). */
+  readonly secret: string | null;
+  /** PUSHER_HOST/PORT/SCHEME: publish through this server's HTTP API instead of the embedded one. */
+  readonly external: PusherEndpoint | null;
+  /** Seconds without a client message before the server pings it (sent as activity_timeout). */
+  readonly activityTimeout: number;
+}
+
+export interface PusherEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly scheme: 'http' | 'https';
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +86,40 @@ function connections(env: Env): Record<string, string> {
   return out;
 }
 
+// App id and key travel in URL paths (/apps/{id}/events, /app/{key}), so they stay path-safe.
+const PUSHER_NAME = /^[A-Za-z0-9_-]{1,100}$/;
+
+function pusherName(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!PUSHER_NAME.test(raw)) throw new ConfigError(`${name} must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "${raw}"`);
+  return raw;
+}
+
+function pusherEndpoint(env: Env): PusherEndpoint | null {
+  const host = env.PUSHER_HOST ?? '';
+  // Checked even without PUSHER_HOST (Laravel's .env ships PUSHER_PORT=443 with an empty host).
+  const scheme = (env.PUSHER_SCHEME || 'https').toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') throw new ConfigError(`PUSHER_SCHEME must be http or https, got "${env.PUSHER_SCHEME}"`);
+  const port = int(env, 'PUSHER_PORT', scheme === 'https' ? 443 : 80, 1, 65535);
+  if (host === '') return null;
+  if (!/^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(host)) {
+    throw new ConfigError(`PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "${host}"`);
+  }
+  return Object.freeze({ host, port, scheme });
+}
+
+function realtime(env: Env): RealtimeConfig {
+  return Object.freeze({
+    enabled: bool(env, 'REALTIME_NOTIFICATIONS', false),
+    appId: pusherName(env, 'PUSHER_APP_ID', 'svc'),
+    key: pusherName(env, 'PUSHER_APP_KEY', 'svc-key'),
+    secret: env.PUSHER_APP_SECRET || null,
+    external: pusherEndpoint(env),
+    activityTimeout: int(env, 'REALTIME_ACTIVITY_TIMEOUT', 120, 1, 3600),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
@@ -90,5 +145,6 @@ export function loadConfig(env: Env = process.env): Config {
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.
       cacheSizeKib: int(env, 'SQLITE_CACHE_SIZE_KIB', 65536, 256, 16 * 1024 * 1024),
     }),
+    realtime: realtime(env),
   });
 }

@@ -10,7 +10,7 @@ import type { Database } from '../../database/database.js';
 import { errors } from '../../errors.js';
 import '../../http/request-state.js';
 import type { Clock } from '../failure-limiter.js';
-import { scopeRefusal } from '../scope-check.js';
+import { scopeRefusal, type ScopeFacts } from '../scope-check.js';
 import { sessionKey, type SessionStore } from './session-store.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -95,6 +95,11 @@ export class SessionAuth {
     if (unsigned?.valid && unsigned.value) await this.options.store.destroy(sessionKey(unsigned.value));
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     reply.clearCookie(XSRF_COOKIE, { path: '/' });
+  }
+
+  /** True when a session with this user, unit and company would pass `authenticate`'s scope check. */
+  canActIn(facts: ScopeFacts): boolean {
+    return scopeRefusal(facts, this.options.tenantIsolation) === null;
   }
 
   async switchUnit(request: FastifyRequest, unitId: number): Promise<void> {

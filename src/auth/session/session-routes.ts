@@ -83,11 +83,22 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     const unit = await db
       .selectFrom('user_units as l')
       .innerJoin('units as u', 'u.id', 'l.unit_id')
-      .select(['u.id', 'u.name'])
+      .leftJoin('companies as c', 'c.id', 'u.company_id')
+      .select(['u.id', 'u.name', 'u.active', 'u.company_id', 'c.id as found_company_id', 'c.active as company_active'])
       .where('l.user_id', '=', request.svc?.scope.userId ?? -1)
       .where('l.unit_id', '=', unitId)
       .executeTakeFirst();
     if (!unit) throw errors.unauthorized();
+    // A unit the session could not act in (inactive, or its company inactive or gone) would be
+    // accepted here and then refuse every request of the session, the switch back and logout
+    // included; refuse it up front like a unit not of the user.
+    const usable = sessions.canActIn({
+      user: request.svc?.user ?? null,
+      unit: { active: unit.active, companyId: unit.company_id == null ? null : Number(unit.company_id) },
+      company: unit.found_company_id == null ? null : { active: unit.company_active },
+      linked: true,
+    });
+    if (!usable) throw errors.unauthorized();
     await sessions.switchUnit(request, unitId);
     return describe(request, sessions, { id: Number(unit.id), name: String(unit.name) });
   });

@@ -3,6 +3,7 @@
 // never holds a usable credential; the lookup joins the acting user, unit and company.
 import { createHash } from 'node:crypto';
 import type { Database } from '../../database/database.js';
+import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { identityOf, withIdentity, type Identity } from '../identity-query.js';
 
@@ -51,8 +52,18 @@ export function databaseSessionStore(database: Database): SessionStore {
         .execute();
     },
     async find(key) {
-      const base = db.selectFrom('sessions as c').select(['c.id as session_key', 'c.user_id as session_user_id', 'c.unit_id as session_unit_id', 'c.csrf_token', 'c.last_activity']).where('c.id', '=', key);
-      const row: Row | undefined = await withIdentity(base).executeTakeFirst();
+      const [row] = await runCached<Row>(
+        db,
+        'session-identity',
+        () =>
+          withIdentity(
+            db
+              .selectFrom('sessions as c')
+              .select(['c.user_id as session_user_id', 'c.unit_id as session_unit_id', 'c.csrf_token', 'c.last_activity'])
+              .where('c.id', '=', param('key')),
+          ),
+        { key },
+      );
       if (!row) return null;
       return {
         session: {

@@ -1,5 +1,6 @@
 // Failure counters in the auth_failures table: one row per IP holding the current window.
 import type { Database } from '../../database/database.js';
+import { param, runCached } from '../../database/query-cache.js';
 import type { FailureStore, FailureWindow } from '../failure-limiter.js';
 
 function millis(value: unknown): number {
@@ -10,7 +11,12 @@ export function databaseFailureStore(database: Database): FailureStore {
   const { db, adapter } = database;
   return {
     async get(ip): Promise<FailureWindow | null> {
-      const row = await db.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', ip).executeTakeFirst();
+      const [row] = await runCached<Record<string, unknown>>(
+        db,
+        'auth-failure-window',
+        () => db.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', param('ip')),
+        { ip },
+      );
       return row ? { failures: Number(row.failures), startedAt: millis(row.window_started_at) } : null;
     },
     async record(ip, now, windowMs) {

@@ -1,6 +1,7 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
 // user, unit and company (auth/identity-query.ts), so every request re-validates the scope.
 import type { Db } from '../../database/database.js';
+import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { identityOf, withIdentity, type Identity } from '../identity-query.js';
 
@@ -23,11 +24,18 @@ function parseAbilities(value: unknown): string[] {
 }
 
 export async function findTokenIdentity(db: Db, hash: string): Promise<TokenIdentity | null> {
-  const base = db
-    .selectFrom('api_tokens as c')
-    .select(['c.id as token_id', 'c.token_hash', 'c.abilities', 'c.expires_at', 'c.revoked_at', 'c.last_used_at'])
-    .where('c.token_hash', '=', hash);
-  const row: Row | undefined = await withIdentity(base).executeTakeFirst();
+  const [row] = await runCached<Row>(
+    db,
+    'token-identity',
+    () =>
+      withIdentity(
+        db
+          .selectFrom('api_tokens as c')
+          .select(['c.id as token_id', 'c.token_hash', 'c.abilities', 'c.expires_at', 'c.revoked_at', 'c.last_used_at'])
+          .where('c.token_hash', '=', param('hash')),
+      ),
+    { hash },
+  );
   if (!row) return null;
   return {
     ...identityOf(row),

@@ -15,7 +15,7 @@ export type TranslatedError =
 export interface DialectAdapter {
   readonly name: DialectName;
   /** Case-insensitive LIKE on every engine (DESIGN.md 3.5). */
-  likeInsensitive(column: string, pattern: string, negate: boolean): Expression<SqlBool>;
+  likeInsensitive(column: string, pattern: Expression<unknown>, negate: boolean): Expression<SqlBool>;
   /** Inserts one row and returns its generated primary key. */
   insertReturningId(db: Db, table: string, values: Record<string, unknown>, primaryKey: string): Promise<number>;
   /** A timestamp value as this engine stores it. */

@@ -3,7 +3,7 @@
 import { errors } from '../../errors.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { scopeExpressions } from '../query/scope.js';
+import { findStoredRow } from '../output/records.js';
 import { translateWriteError } from '../write/translate-write-error.js';
 import { parseKey } from './record-key.js';
 
@@ -16,9 +16,7 @@ export async function destroy(resource: Resource, context: EngineContext, id: un
   try {
     await inTransaction(context, async (connections) => {
       const db = connections[entity.storage];
-      let query = db.selectFrom(entity.table).select(entity.primaryKey).where(`${entity.table}.${resource.primaryKey}`, '=', key);
-      for (const where of scopeExpressions(entity, context.scope)) query = query.where(where);
-      const existing: Record<string, unknown> | undefined = await query.executeTakeFirst();
+      const existing = await findStoredRow(db, resource, context.scope, key);
       if (!existing) throw errors.resourceNotFound();
       const masterKey = existing[entity.primaryKey];
       for (const relation of resource.details.values()) {

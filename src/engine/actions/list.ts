@@ -1,15 +1,17 @@
 // List (SPEC.md 4.2): filters, sort, page; a fixed number of statements whatever the page size:
-// the total, the page with its counts, then one statement per eager-loaded relation.
+// the total, the page with its counts, then one statement per eager-loaded relation. Both
+// statements are compiled once per shape (database/query-cache).
 import { sql } from 'kysely';
+import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { assembleRecords, selectRecords } from '../output/records.js';
-import { filterExpression, parseFilters } from '../query/filters.js';
+import { filterExpression, filtersShape, filterValues, parseFilters } from '../query/filters.js';
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
+import { scopeConditions } from '../query/scope.js';
 import { parseSort } from '../query/sort.js';
-import { scopeExpressions } from '../query/scope.js';
 
 export interface ListResult {
   readonly data: Row[];
@@ -22,21 +24,36 @@ export async function list(resource: Resource, context: EngineContext, input: In
   const order = parseSort(input, resource.sortable, resource.defaultOrder);
   const { page, perPage, offset } = parsePage(input, resource.perPage, resource.maxPerPage);
   const connections = connectionsOf(context);
+  const db = connections[entity.storage];
   const adapter = adapterFor(context, entity.storage);
-  const where = [...scopeExpressions(entity, context.scope), ...filters.map((f) => filterExpression(entity.table, f, adapter))];
+  const scoped = scopeConditions(entity, context.scope);
+  const where = [...scoped.where, ...filters.map((f, i) => filterExpression(entity.table, f, i, adapter))];
+  const values = { ...scoped.values, ...filterValues(filters) };
+  const shape = `${resource.key}:${scoped.key}:${filtersShape(filters)}`;
 
-  let count = connections[entity.storage].selectFrom(entity.table).select(sql<number>`count(*)`.as('total'));
-  for (const w of where) count = count.where(w);
-  const total = Number((await count.executeTakeFirst())?.total ?? 0);
+  const [counted] = await runCached(
+    db,
+    `count:${shape}`,
+    () => where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(sql<number>`count(*)`.as('total'))),
+    values,
+  );
+  const total = Number(counted?.total ?? 0);
 
   let rows: Row[] = [];
   if (offset < total) {
-    let query = selectRecords(connections, resource, context.scope);
-    for (const f of filters) query = query.where(filterExpression(entity.table, f, adapter));
-    if (order) query = query.orderBy(`${entity.table}.${order.column}`, order.direction);
-    // The key breaks ties so pages never overlap or skip a row.
-    query = query.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc');
-    rows = await query.limit(perPage).offset(offset).execute();
+    const sort = order ? `${order.column} ${order.direction}` : '';
+    rows = await runCached(
+      db,
+      `page:${shape}:${sort}`,
+      () => {
+        let query = where.reduce((q, w) => q.where(w), selectRecords(db, resource));
+        if (order) query = query.orderBy(`${entity.table}.${order.column}`, order.direction);
+        // The key breaks ties so pages never overlap or skip a row.
+        query = query.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc');
+        return query.limit(param<number>('limit')).offset(param<number>('offset'));
+      },
+      { ...values, limit: perPage, offset },
+    );
   }
   const records = await assembleRecords(connections, resource, rows);
   return {

@@ -5,8 +5,7 @@ import type { Row } from '../../model/entity.js';
 import { errors } from '../../errors.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecord } from '../output/records.js';
-import { scopeExpressions } from '../query/scope.js';
+import { findRecord, findStoredRow } from '../output/records.js';
 import { splitPayload } from '../write/payload.js';
 import { loadStoredDetails } from '../write/stored-details.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
@@ -26,20 +25,17 @@ export async function update(resource: Resource, context: EngineContext, id: unk
   try {
     return await inTransaction(context, async (connections) => {
       const db = connections[entity.storage];
-      let query = db.selectFrom(entity.table).select(entity.columns).where(`${entity.table}.${resource.primaryKey}`, '=', key);
-      for (const where of scopeExpressions(entity, context.scope)) query = query.where(where);
-      const existing: Row | undefined = await query.executeTakeFirst();
+      const existing = await findStoredRow(db, resource, context.scope, key);
       if (!existing) throw errors.resourceNotFound();
       const masterKey = existing[entity.primaryKey];
       const stored = await loadStoredDetails(connections, resource, masterKey, payload);
       await validateWrite(connections, resource, Number(masterKey), existing, payload, stored);
       const now = new Date();
-      if (Object.keys(changes).length > 0 || payload.details.length > 0) {
-        await db
-          .updateTable(entity.table)
-          .set({ ...changes, ...timestampValues(entity, adapter, now, 'update') })
-          .where(entity.primaryKey, '=', masterKey)
-          .execute();
+      const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
+      const master = touched ? { ...changes, ...timestampValues(entity, adapter, now, 'update') } : {};
+      // A details-only write on an entity without updated_at has nothing to set on the master.
+      if (Object.keys(master).length > 0) {
+        await db.updateTable(entity.table).set(master).where(entity.primaryKey, '=', masterKey).execute();
       }
       await syncDetails(connections, resource, masterKey, payload, stored, context.scope, adapter, now);
       const record = await findRecord(connections, resource, context.scope, entity.primaryKey, masterKey);

@@ -3,6 +3,7 @@
 // value is a 422 naming the field. Operands are always bound parameters, never query text.
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
+import { param } from '../../database/query-cache.js';
 import { errors, type ErrorBag } from '../../errors.js';
 import type { Input } from './input.js';
 
@@ -17,6 +18,9 @@ export type Filter =
 
 const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 const MAX_IN_ITEMS = 1000;
+// SQLite refuses LIKE patterns over 50,000 bytes with an error (a 500); 10,000 characters stay
+// below that in any encoding and far above any useful pattern.
+const MAX_PATTERN_LENGTH = 10_000;
 
 function scalar(value: unknown): Scalar | undefined {
   if (typeof value === 'string') return value;
@@ -40,7 +44,10 @@ function parseOne(column: string, op: string, operand: unknown): Filter | string
   }
   if (op === 'like' || op === 'not like') {
     const value = scalar(operand);
-    return value === undefined ? `The ${field} value for "${op}" must be a string.` : { column, op, operand: String(value) };
+    if (value === undefined) return `The ${field} value for "${op}" must be a string.`;
+    const pattern = String(value);
+    if (pattern.length > MAX_PATTERN_LENGTH) return `The ${field} value for "${op}" must not be greater than ${MAX_PATTERN_LENGTH} characters.`;
+    return { column, op, operand: pattern };
   }
   if (op === 'in' || op === 'not in') {
     if (!Array.isArray(operand) || operand.length > MAX_IN_ITEMS) {
@@ -92,25 +99,50 @@ export function parseFilters(input: Input, searchable: ReadonlySet<string>): Fil
   return filters;
 }
 
-/** One filter as a where-expression on `table.column`. */
-export function filterExpression(table: string, filter: Filter, adapter: DialectAdapter): Expression<SqlBool> {
-  const ref = sql.ref(`${table}.${filter.column}`);
+/** The SQL shape of the filters (columns, operators, list lengths), for the compiled-query cache. */
+export function filtersShape(filters: readonly Filter[]): string {
+  return filters
+    .map((f) => {
+      const kind = Array.isArray(f.operand) ? `[${f.operand.length}]` : f.operand === null ? 'null' : typeof f.operand === 'boolean' ? String(f.operand) : 'v';
+      return `${f.column} ${f.op} ${kind}`;
+    })
+    .join('|');
+}
+
+/** The placeholder values of the filters, named as filterExpression names them. */
+export function filterValues(filters: readonly Filter[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  filters.forEach((f, i) => {
+    if (Array.isArray(f.operand)) f.operand.forEach((v, j) => (values[`f${i}_${j}`] = v));
+    else if (f.op !== 'null' && f.operand !== null) values[`f${i}`] = f.operand;
+  });
+  return values;
+}
+
+/** Filter number `index` as a where-expression on `table.column`, its operands as placeholders. */
+export function filterExpression(table: string, filter: Filter, index: number, adapter: DialectAdapter): Expression<SqlBool> {
+  const column = `${table}.${filter.column}`;
+  const ref = sql.ref(column);
+  const value = param(`f${index}`);
   switch (filter.op) {
     case 'like':
-      return adapter.likeInsensitive(`${table}.${filter.column}`, filter.operand, false);
+      return adapter.likeInsensitive(column, value, false);
     case 'not like':
-      return adapter.likeInsensitive(`${table}.${filter.column}`, filter.operand, true);
+      return adapter.likeInsensitive(column, value, true);
     case 'in':
-      return filter.operand.length === 0 ? sql<boolean>`1 = 0` : sql<boolean>`${ref} in (${sql.join(filter.operand)})`;
-    case 'not in':
-      return filter.operand.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`${ref} not in (${sql.join(filter.operand)})`;
+    case 'not in': {
+      if (filter.operand.length === 0) return filter.op === 'in' ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
+      const list = sql.join(filter.operand.map((_, j) => param(`f${index}_${j}`)));
+      return filter.op === 'in' ? sql<boolean>`${ref} in (${list})` : sql<boolean>`${ref} not in (${list})`;
+    }
     case 'null':
       return filter.operand ? sql<boolean>`${ref} is null` : sql<boolean>`${ref} is not null`;
     case '=':
-      return filter.operand === null ? sql<boolean>`${ref} is null` : sql<boolean>`${ref} = ${filter.operand}`;
+      return filter.operand === null ? sql<boolean>`${ref} is null` : sql<boolean>`${ref} = ${value}`;
     case '!=':
-      return filter.operand === null ? sql<boolean>`${ref} is not null` : sql<boolean>`${ref} <> ${filter.operand}`;
+      return filter.operand === null ? sql<boolean>`${ref} is not null` : sql<boolean>`${ref} <> ${value}`;
     default:
-      return sql<boolean>`${ref} ${sql.raw(filter.op)} ${filter.operand}`;
+      // The operator comes from the whitelist above, never from the request as text.
+      return sql<boolean>`${ref} ${sql.raw(filter.op)} ${value}`;
   }
 }

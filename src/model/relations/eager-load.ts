@@ -1,6 +1,7 @@
 // Batched eager loading (STYLE.md example 10): one `where in` statement per relation for a whole
 // page of parents, never one per row; counts are correlated sub-queries of the parent select.
 import { sql, type RawBuilder } from 'kysely';
+import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
 import type { Row } from '../entity.js';
 import type { BelongsTo, HasMany } from './relation.js';
@@ -14,17 +15,23 @@ function distinctKeys(values: unknown[]): Array<string | number> {
   return [...seen];
 }
 
+// One placeholder per key: the compiled statement is reused for every page of the same size.
+const placeholders = (count: number) => Array.from({ length: count }, (_, i) => param(`k${i}`));
+const keyValues = (keys: Array<string | number>) => Object.fromEntries(keys.map((key, i) => [`k${i}`, key]));
+
 /** Target records by owner key (as string), serialised by the target entity. */
 export async function loadBelongsTo(connections: Connections, relation: BelongsTo, parents: Row[]): Promise<Map<string, Row>> {
   const target = relation.target();
   const keys = distinctKeys(parents.map((p) => p[relation.foreignKey]));
   const found = new Map<string, Row>();
   if (keys.length === 0) return found;
-  const rows: Row[] = await connections[target.storage]
-    .selectFrom(target.table)
-    .select(target.columns)
-    .where(relation.ownerKey, 'in', keys)
-    .execute();
+  const db = connections[target.storage];
+  const rows = await runCached<Row>(
+    db,
+    `belongs:${target.table}:${relation.ownerKey}:${keys.length}`,
+    () => db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', placeholders(keys.length)),
+    keyValues(keys),
+  );
   const pick = relation.columns;
   for (const row of rows) {
     const record = target.serialize(row);
@@ -39,12 +46,13 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
   const keys = distinctKeys(parentKeys);
   const grouped = new Map<string, Row[]>();
   if (keys.length === 0) return grouped;
-  const rows: Row[] = await connections[target.storage]
-    .selectFrom(target.table)
-    .select(target.columns)
-    .where(relation.foreignKey, 'in', keys)
-    .orderBy(target.primaryKey)
-    .execute();
+  const db = connections[target.storage];
+  const rows = await runCached<Row>(
+    db,
+    `many:${target.table}:${relation.foreignKey}:${keys.length}`,
+    () => db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', placeholders(keys.length)).orderBy(target.primaryKey),
+    keyValues(keys),
+  );
   for (const row of rows) {
     const key = String(row[relation.foreignKey]);
     let list = grouped.get(key);

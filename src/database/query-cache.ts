@@ -1,0 +1,57 @@
+// Compiled SQL reused across requests (issue 7: query building once, not per request). A query
+// of a given shape is built once with named placeholders, compiled by Kysely, and its SQL kept;
+// later requests only fill in the parameter values. Kysely's prepared-statement cache (see
+// dialects/sqlite/connect.ts) then finds the same SQL text every time.
+import { CompiledQuery, sql, type Compilable, type RawBuilder } from 'kysely';
+import type { Db } from './database.js';
+
+const SENTINEL = '\u0000svc-param:';
+const LIMIT = 2000;
+
+/** A named placeholder for a value that changes from one execution to the next. */
+export function param<T = unknown>(name: string): RawBuilder<T> {
+  return sql<T>`${SENTINEL + name}`;
+}
+
+interface Template {
+  readonly sql: string;
+  readonly query: CompiledQuery['query'];
+  /** Per compiled parameter: the placeholder's name, or the literal value the builder bound. */
+  readonly slots: ReadonlyArray<{ readonly name: string } | { readonly value: unknown }>;
+}
+
+const templates = new Map<string, Template>();
+
+function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Template {
+  // The same shape compiles differently per dialect.
+  const fullKey = `${db.getExecutor().adapter.constructor.name}\u0000${key}`;
+  let template = templates.get(fullKey);
+  if (!template) {
+    const compiled = build().compile();
+    template = {
+      sql: compiled.sql,
+      query: compiled.query,
+      slots: compiled.parameters.map((p) =>
+        typeof p === 'string' && p.startsWith(SENTINEL) ? { name: p.slice(SENTINEL.length) } : { value: p },
+      ),
+    };
+    if (templates.size >= LIMIT) templates.clear();
+    templates.set(fullKey, template);
+  }
+  return template;
+}
+
+/**
+ * Runs the query of shape `key` (built by `build` the first time, with `param(name)` for every
+ * varying value) with `values` for its placeholders. Every placeholder must have a value.
+ */
+export async function runCached<R>(db: Db, key: string, build: () => Compilable<R>, values: Readonly<Record<string, unknown>>): Promise<R[]> {
+  const template = templateOf(db, key, build);
+  const parameters = template.slots.map((slot) => {
+    if (!('name' in slot)) return slot.value;
+    if (!(slot.name in values)) throw new Error(`Query "${key}" needs a value for "${slot.name}"`);
+    return values[slot.name];
+  });
+  const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
+  return result.rows;
+}

@@ -1,0 +1,64 @@
+// Who listens where: channel -> subscribers, and each subscriber's own channels, so a closing
+// or failing connection leaves every channel in one pass and an empty channel is forgotten.
+export interface Subscriber {
+  readonly socketId: string;
+  /** Sends one encoded frame; a closed socket ignores it. */
+  send(frame: string): void;
+}
+
+export class ChannelRegistry<S extends Subscriber = Subscriber> {
+  private readonly channels = new Map<string, Set<S>>();
+  private readonly memberships = new Map<S, Set<string>>();
+
+  subscribe(subscriber: S, channel: string): void {
+    let members = this.channels.get(channel);
+    if (!members) this.channels.set(channel, (members = new Set()));
+    members.add(subscriber);
+    let own = this.memberships.get(subscriber);
+    if (!own) this.memberships.set(subscriber, (own = new Set()));
+    own.add(channel);
+  }
+
+  unsubscribe(subscriber: S, channel: string): void {
+    const members = this.channels.get(channel);
+    members?.delete(subscriber);
+    if (members?.size === 0) this.channels.delete(channel);
+    const own = this.memberships.get(subscriber);
+    own?.delete(channel);
+    if (own?.size === 0) this.memberships.delete(subscriber);
+  }
+
+  /** Leaves every channel (on close and on error). */
+  remove(subscriber: S): void {
+    for (const channel of this.memberships.get(subscriber) ?? []) {
+      const members = this.channels.get(channel);
+      members?.delete(subscriber);
+      if (members?.size === 0) this.channels.delete(channel);
+    }
+    this.memberships.delete(subscriber);
+  }
+
+  isSubscribed(subscriber: S, channel: string): boolean {
+    return this.memberships.get(subscriber)?.has(channel) ?? false;
+  }
+
+  channelCount(subscriber: S): number {
+    return this.memberships.get(subscriber)?.size ?? 0;
+  }
+
+  /** Sends the frame to every subscriber of the channel but `exceptSocketId`; returns how many. */
+  broadcast(channel: string, frame: string, exceptSocketId?: string): number {
+    let sent = 0;
+    for (const subscriber of this.channels.get(channel) ?? []) {
+      if (subscriber.socketId === exceptSocketId) continue;
+      subscriber.send(frame);
+      sent += 1;
+    }
+    return sent;
+  }
+
+  /** Channels with at least one subscriber. */
+  get size(): number {
+    return this.channels.size;
+  }
+}
