@@ -14,8 +14,11 @@ export type TranslatedError =
 
 export interface DialectAdapter {
   readonly name: DialectName;
-  /** Case-insensitive LIKE on every engine (DESIGN.md 3.5). */
-  likeInsensitive(column: string, pattern: Expression<unknown>, negate: boolean): Expression<SqlBool>;
+  /**
+   * Case-insensitive LIKE on every engine (DESIGN.md 3.5). `unicode` says the pattern holds
+   * non-ASCII characters, for engines whose plain LIKE folds ASCII only.
+   */
+  likeInsensitive(column: string, pattern: Expression<unknown>, negate: boolean, unicode: boolean): Expression<SqlBool>;
   /** Inserts one row and returns its generated primary key. */
   insertReturningId(db: Db, table: string, values: Record<string, unknown>, primaryKey: string): Promise<number>;
   /** A timestamp value as this engine stores it. */

@@ -99,11 +99,22 @@ export function parseFilters(input: Input, searchable: ReadonlySet<string>): Fil
   return filters;
 }
 
+const NON_ASCII = /[^\u0000-\u007f]/;
+const isUnicodePattern = (f: Filter) => (f.op === 'like' || f.op === 'not like') && NON_ASCII.test(f.operand);
+
 /** The SQL shape of the filters (columns, operators, list lengths), for the compiled-query cache. */
 export function filtersShape(filters: readonly Filter[]): string {
   return filters
     .map((f) => {
-      const kind = Array.isArray(f.operand) ? `[${f.operand.length}]` : f.operand === null ? 'null' : typeof f.operand === 'boolean' ? String(f.operand) : 'v';
+      const kind = Array.isArray(f.operand)
+        ? `[${f.operand.length}]`
+        : f.operand === null
+          ? 'null'
+          : typeof f.operand === 'boolean'
+            ? String(f.operand)
+            : isUnicodePattern(f)
+              ? 'u'
+              : 'v';
       return `${f.column} ${f.op} ${kind}`;
     })
     .join('|');
@@ -126,9 +137,9 @@ export function filterExpression(table: string, filter: Filter, index: number, a
   const value = param(`f${index}`);
   switch (filter.op) {
     case 'like':
-      return adapter.likeInsensitive(column, value, false);
+      return adapter.likeInsensitive(column, value, false, isUnicodePattern(filter));
     case 'not like':
-      return adapter.likeInsensitive(column, value, true);
+      return adapter.likeInsensitive(column, value, true, isUnicodePattern(filter));
     case 'in':
     case 'not in': {
       if (filter.operand.length === 0) return filter.op === 'in' ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;

@@ -1,12 +1,16 @@
-// SQLite capabilities: LIKE is already ASCII case-insensitive, RETURNING exists (3.35+),
+// SQLite capabilities: LIKE folds ASCII (and Unicode through svc_casefold), RETURNING exists (3.35+),
 // timestamps are stored as ISO-8601 text so they sort as strings.
 import { sql } from 'kysely';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 
 export const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
-  likeInsensitive(column, pattern, negate) {
-    return negate ? sql<boolean>`${sql.ref(column)} not like ${pattern}` : sql<boolean>`${sql.ref(column)} like ${pattern}`;
+  likeInsensitive(column, pattern, negate, unicode) {
+    // SQLite's LIKE folds ASCII letters only; a non-ASCII pattern compares both sides folded by
+    // svc_casefold (registered in connect.ts). ASCII patterns keep the faster built-in path.
+    const left = unicode ? sql`svc_casefold(${sql.ref(column)})` : sql.ref(column);
+    const right = unicode ? sql`svc_casefold(${pattern})` : pattern;
+    return negate ? sql<boolean>`${left} not like ${right}` : sql<boolean>`${left} like ${right}`;
   },
   async insertReturningId(db, table, values, primaryKey) {
     const row = await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow();

@@ -24,6 +24,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.defaultSafeIntegers(false);
+  raw.function('svc_casefold', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
 
   // Kysely prepares every query it runs; keeping the prepared statements by SQL text turns
   // that into a map lookup. The same SQL text always has the same shape, so reuse is safe.

@@ -1,0 +1,19 @@
+// Where a notification's event goes: the embedded server's channels, or an external Pusher
+// server's HTTP API. Senders see only this interface.
+export interface BroadcastEvent {
+  readonly channel: string;
+  /** The event name on the wire, e.g. `SvcNotificationReceived`. */
+  readonly name: string;
+  /** The payload as JSON text: Pusher events carry a string that clients parse. */
+  readonly data: string;
+}
+
+export interface Broadcaster {
+  /** Delivers the events; rejects when the push server cannot be reached in time. */
+  publish(events: readonly BroadcastEvent[]): Promise<void>;
+}
+
+/** The part of a pino logger that real-time failures are reported through. */
+export interface WarnLog {
+  warn(details: object, message: string): void;
+}

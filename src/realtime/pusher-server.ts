@@ -1,0 +1,121 @@
+// The embedded Pusher-protocol server (DESIGN.md 3.5): WebSocket upgrades at /app/{key} on the
+// service's own HTTP server, one PusherConnection per socket, fan-out through the channel
+// registry. It is also the embedded Broadcaster. Closing it says goodbye to every client
+// (pusher:error 4200, "reconnect") so the HTTP server can close.
+import { randomInt } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { BroadcastEvent, Broadcaster } from './broadcaster.js';
+import { ChannelRegistry } from './channel-registry.js';
+import { PusherConnection } from './pusher-connection.js';
+import { ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, channelEvent, protocolError } from './pusher-protocol.js';
+import type { PusherCredentials } from './pusher-signatures.js';
+
+export interface PusherServerOptions {
+  readonly credentials: Pick<PusherCredentials, 'key' | 'secret'>;
+  /** Seconds; see PusherConnection. */
+  readonly activityTimeout: number;
+}
+
+/** How long clients get to finish the closing handshake before their sockets are dropped. */
+const CLOSE_GRACE_MS = 1000;
+// Frames above the protocol's own limit are answered with a pusher:error; far bigger ones
+// (a misbehaving client) make ws close the socket with 1009 before buffering them.
+const HARD_FRAME_LIMIT = 4 * MAX_MESSAGE_BYTES;
+
+function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+export class PusherServer implements Broadcaster {
+  readonly registry = new ChannelRegistry<PusherConnection>();
+  private readonly connections = new Map<string, PusherConnection>();
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, perMessageDeflate: false, clientTracking: false });
+  private closing = false;
+  /** Resolves close() once the last client has gone. */
+  private drained: (() => void) | null = null;
+
+  constructor(private readonly options: PusherServerOptions) {}
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Takes over WebSocket upgrades of `server`; other upgrade paths are refused with 404. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+  }
+
+  /** Sends an event to a channel's subscribers; returns how many received it. */
+  broadcast(channel: string, event: string, data: string, exceptSocketId?: string): number {
+    return this.registry.broadcast(channel, channelEvent(channel, event, data), exceptSocketId);
+  }
+
+  async publish(events: readonly BroadcastEvent[]): Promise<void> {
+    for (const event of events) this.broadcast(event.channel, event.name, event.data);
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.connections.size === 0) return;
+    const drained = new Promise<void>((resolve) => {
+      this.drained = resolve;
+      setTimeout(() => {
+        for (const connection of this.connections.values()) connection.terminate();
+        resolve();
+      }, CLOSE_GRACE_MS).unref();
+    });
+    for (const connection of [...this.connections.values()]) connection.close(ErrorCode.RECONNECT, 'The server is shutting down; reconnect shortly.');
+    await drained;
+  }
+
+  private forget(connection: PusherConnection): void {
+    this.connections.delete(connection.socketId);
+    if (this.connections.size === 0) this.drained?.();
+  }
+
+  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const match = /^\/app\/([^/]+)\/?$/.exec(url.pathname);
+    if (!match) return rejectUpgrade(socket, 404, 'Not Found');
+    if (this.closing) return rejectUpgrade(socket, 503, 'Service Unavailable');
+    const key = decodeURIComponent(match[1] ?? '');
+    const refusal = this.refusal(key, url.searchParams.get('protocol'));
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      if (refusal) {
+        // Said inside the protocol, so pusher-js stops retrying (4000-4099) instead of looping.
+        ws.send(protocolError(refusal.code, refusal.message));
+        ws.close(refusal.code, refusal.message.slice(0, 120));
+        return;
+      }
+      const connection = new PusherConnection(ws, {
+        socketId: this.newSocketId(),
+        credentials: this.options.credentials,
+        activityTimeout: this.options.activityTimeout,
+        registry: this.registry,
+        onClose: (gone) => this.forget(gone),
+      });
+      this.connections.set(connection.socketId, connection);
+      connection.start();
+    });
+  }
+
+  private refusal(key: string, protocol: string | null): { code: number; message: string } | null {
+    if (key !== this.options.credentials.key) return { code: ErrorCode.APP_NOT_FOUND, message: `App key ${key.slice(0, 100)} does not exist.` };
+    if (protocol === null || protocol === '') return { code: ErrorCode.NO_VERSION, message: 'No protocol version supplied.' };
+    if (!/^\d{1,4}$/.test(protocol)) return { code: ErrorCode.INVALID_VERSION, message: 'Invalid version string format.' };
+    if (Number(protocol) !== PROTOCOL_VERSION) {
+      return { code: ErrorCode.UNSUPPORTED_VERSION, message: `Unsupported protocol version ${protocol}; this server speaks ${PROTOCOL_VERSION}.` };
+    }
+    return null;
+  }
+
+  /** `<digits>.<digits>`, the form channel auth endpoints check; unique among live sockets. */
+  private newSocketId(): string {
+    for (;;) {
+      const id = `${randomInt(1, 2 ** 47)}.${randomInt(1, 2 ** 47)}`;
+      if (!this.connections.has(id)) return id;
+    }
+  }
+}
