@@ -17,10 +17,19 @@ import type { Database } from './database/database.js';
 import { migrate } from './database/migrator.js';
 import { buildApp } from './http/build-app.js';
 import { MiddlewareRegistry } from './http/middleware.js';
+import { NotificationInbox } from './notifications/notification-inbox.js';
+import { registerNotificationRoutes } from './notifications/notification-routes.js';
+import { NotificationSender } from './notifications/notification-sender.js';
+import { installRealtime } from './realtime/install-realtime.js';
+import type { PusherServer } from './realtime/pusher-server.js';
 
 export interface Service {
   readonly app: FastifyInstance;
   readonly database: Database;
+  /** The send API of SPEC.md 6 (the session user's default sender is given per call). */
+  readonly notifications: NotificationSender;
+  /** The embedded Pusher server; null unless REALTIME_NOTIFICATIONS=true. */
+  readonly realtime: PusherServer | null;
   close(): Promise<void>;
 }
 
@@ -52,6 +61,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const bearer = { system: database, dataFor, limiter, tenantIsolation: config.tenantIsolation, clock };
   const middleware = new MiddlewareRegistry().define('svc.api', apiGuard(bearer, sessions)).define('svc.auth', sessionGuard(sessions));
   const authenticated = middleware.resolve('svc.auth');
+  const pusherSecret = config.realtime.enabled ? persistentSecret(config.dataDir, 'pusher', config.realtime.secret) : '';
+  // Made inside routes(app), which runs during buildApp: they need the app's log and server.
+  let notifications: NotificationSender | undefined;
+  let realtime: PusherServer | null = null;
   const app = await buildApp({
     config,
     database,
@@ -61,6 +74,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     routes(app) {
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
+      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated });
+      realtime = live.server;
+      notifications = new NotificationSender({ database, broadcaster: live.broadcaster, log: app.log, clock });
+      const inbox = new NotificationInbox(database, clock);
+      registerNotificationRoutes(app, { sender: notifications, inbox, middleware: (spec) => middleware.resolve(spec) });
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
@@ -71,5 +89,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   } else if (first.created) {
     app.log.info('First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).');
   }
-  return { app, database, close: () => app.close() };
+  if (!notifications) throw new Error('buildApp did not register the service routes');
+  return { app, database, notifications, realtime, close: () => app.close() };
 }

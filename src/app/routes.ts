@@ -1,6 +1,7 @@
 // The resources this service ships (DESIGN.md 3.4) and the abilities each action needs.
 import { declaredAbilities } from '../auth/abilities.js';
 import type { ResourceRoute } from '../engine/routes.js';
+import { SEND_NOTIFICATIONS_MIDDLEWARE } from '../notifications/notification-routes.js';
 import { companies, groups, units, users } from './resources/administration.js';
 import { importTemplateLogs } from './resources/import-template-logs.js';
 import { importTemplates } from './resources/import-templates.js';
@@ -25,8 +26,15 @@ export const serviceRoutes: readonly ResourceRoute[] = [
   { path: '/api/groups', parameter: 'group', resource: groups, middleware: guarded('groups') },
 ];
 
+/** Middleware of the service's routes outside the resource engine (POST /api/notifications). */
+export const otherRouteMiddleware: readonly string[] = [SEND_NOTIFICATIONS_MIDDLEWARE];
+
 /** Every middleware declaration of the service's routes (the grantable abilities come from these). */
-export function routeMiddleware(routes: readonly ResourceRoute[] = serviceRoutes): string[] {
+export function routeMiddleware(routes: readonly ResourceRoute[] = serviceRoutes, others: readonly string[] = otherRouteMiddleware): string[] {
+  return [...resourceMiddleware(routes), ...others];
+}
+
+function resourceMiddleware(routes: readonly ResourceRoute[]): string[] {
   return routes.flatMap((r) => {
     const only = r.only ?? ['list', 'show', 'create', 'update', 'delete'];
     const reads = only.some((a) => a === 'list' || a === 'show') ? (r.middleware?.read ?? []) : [];
@@ -36,6 +44,6 @@ export function routeMiddleware(routes: readonly ResourceRoute[] = serviceRoutes
 }
 
 /** The grantable abilities (SPEC.md 5.1.6): exactly those the routes declare. */
-export function grantableAbilities(routes: readonly ResourceRoute[] = serviceRoutes): string[] {
-  return declaredAbilities(routeMiddleware(routes));
+export function grantableAbilities(routes: readonly ResourceRoute[] = serviceRoutes, others: readonly string[] = otherRouteMiddleware): string[] {
+  return declaredAbilities(routeMiddleware(routes, others));
 }

@@ -49,7 +49,8 @@ export async function findByIdOrName(database: Database, table: string, nameColu
   const query = database.db.selectFrom(table).select('id');
   const rows = /^\d+$/.test(ref) ? await query.where('id', '=', Number(ref)).execute() : await query.where(nameColumn, '=', ref).execute();
   if (rows.length === 0) throw new CliError(`No ${what} "${ref}".`);
-  if (rows.length > 1) throw new CliError(`Several ${what}s are named "${ref}": give the id.`);
+  // Worded without a plural: `${what}s` made "companys".
+  if (rows.length > 1) throw new CliError(`More than one ${what} is named "${ref}": give its id.`);
   return Number(rows[0]?.id);
 }
 

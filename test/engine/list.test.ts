@@ -11,7 +11,7 @@ const PATH = '/api/import-templates';
 
 /** A query string from flat pairs; keys may be `filters[col][op]`. */
 function query(params: Record<string, string | number>): string {
-  return '?' + new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+  return '?' + new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 }
 
 describe('SPEC 4.2 list', () => {

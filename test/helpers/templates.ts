@@ -47,7 +47,7 @@ export interface TemplateSeed {
   groups?: number[];
   /** user ids, one detail row each */
   users?: number[];
-  /** how many run logs to add */
+  /** how many run logs to add, in unit 1 (the test server's token unit; logs are unit-bound) */
   logs?: number;
 }
 
@@ -86,7 +86,7 @@ export async function insertTemplate(db: Db, seed: TemplateSeed): Promise<Templa
   const groups = await detail('import_template_groups', 'group_id', seed.groups ?? []);
   const users = await detail('import_template_users', 'user_id', seed.users ?? []);
   for (let i = 0; i < (seed.logs ?? 0); i++) {
-    await db.insertInto('import_template_logs').values({ template_id: id, status: 'succeeded', created_at: STAMP }).execute();
+    await db.insertInto('import_template_logs').values({ template_id: id, unit_id: 1, status: 'succeeded', created_at: STAMP }).execute();
   }
   return {
     id,
@@ -113,4 +113,13 @@ export async function snapshot(db: Db): Promise<Record<string, unknown[]>> {
 export async function counts(db: Db): Promise<Record<string, number>> {
   const snap = await snapshot(db);
   return Object.fromEntries(Object.entries(snap).map(([table, rows]) => [table, rows.length]));
+}
+
+/** The stored detail rows of one template, in key order, as the resource serialises them. */
+export async function storedDetails(db: Db, templateId: number): Promise<{ groups: DetailRow[]; users: DetailRow[] }> {
+  const read = async (table: string, column: 'group_id' | 'user_id'): Promise<DetailRow[]> => {
+    const rows = await db.selectFrom(table).selectAll().where('template_id', '=', templateId).orderBy('id').execute();
+    return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), template_id: Number(r.template_id), [column]: Number(r[column]) }));
+  };
+  return { groups: await read('import_template_groups', 'group_id'), users: await read('import_template_users', 'user_id') };
 }

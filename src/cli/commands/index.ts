@@ -1,6 +1,7 @@
 // Every CLI command by name (DESIGN.md 3.1).
 import type { Command } from '../command.js';
 import { migrate } from './migrate.js';
+import { notify } from './notify.js';
 import { companyCreate, groupCreate, unitCreate } from './organisation-create.js';
 import { serve } from './serve.js';
 import { abilities, tokenCreate, tokenList, tokenRevoke } from './tokens.js';
@@ -19,4 +20,5 @@ export const commands: Record<string, Command> = {
   'token:list': tokenList,
   'token:revoke': tokenRevoke,
   abilities,
+  notify,
 };

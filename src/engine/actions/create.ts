@@ -4,7 +4,7 @@ import type { Row } from '../../model/entity.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findRecord } from '../output/records.js';
-import { scopeStamps } from '../query/scope.js';
+import { scopeStamps } from '../../model/scope.js';
 import { splitPayload } from '../write/payload.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';

@@ -6,11 +6,11 @@ import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { assembleRecords, selectRecords } from '../output/records.js';
+import { assembleRecords, recordsShape, selectRecords } from '../output/records.js';
 import { filterExpression, filtersShape, filterValues, parseFilters } from '../query/filters.js';
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
-import { scopeConditions } from '../query/scope.js';
+import { scopeConditions, scopeKey, scopeValues } from '../../model/scope.js';
 import { parseSort } from '../query/sort.js';
 
 export interface ListResult {
@@ -26,15 +26,19 @@ export async function list(resource: Resource, context: EngineContext, input: In
   const connections = connectionsOf(context);
   const db = connections[entity.storage];
   const adapter = adapterFor(context, entity.storage);
-  const scoped = scopeConditions(entity, context.scope);
-  const where = [...scoped.where, ...filters.map((f, i) => filterExpression(entity.table, f, i, adapter))];
-  const values = { ...scoped.values, ...filterValues(filters) };
-  const shape = `${resource.key}:${scoped.key}:${filtersShape(filters)}`;
+  // Built only the first time a shape is seen (the callbacks below); later only the values change.
+  const conditions = () => filters.map((f, i) => filterExpression(entity.table, f, i, adapter));
+  const values = { ...scopeValues(context.scope), ...filterValues(filters) };
+  const filterShape = filtersShape(filters);
 
   const [counted] = await runCached(
     db,
-    `count:${shape}`,
-    () => where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(sql<number>`count(*)`.as('total'))),
+    `count:${resource.key}:${scopeKey(entity, context.scope)}:${filterShape}`,
+    () =>
+      [...scopeConditions(entity, context.scope).where, ...conditions()].reduce(
+        (q, w) => q.where(w),
+        db.selectFrom(entity.table).select(sql<number>`count(*)`.as('total')),
+      ),
     values,
   );
   const total = Number(counted?.total ?? 0);
@@ -44,9 +48,9 @@ export async function list(resource: Resource, context: EngineContext, input: In
     const sort = order ? `${order.column} ${order.direction}` : '';
     rows = await runCached(
       db,
-      `page:${shape}:${sort}`,
+      `page:${recordsShape(resource, context.scope)}:${filterShape}:${sort}`,
       () => {
-        let query = where.reduce((q, w) => q.where(w), selectRecords(db, resource));
+        let query = conditions().reduce((q, w) => q.where(w), selectRecords(db, resource, context.scope));
         if (order) query = query.orderBy(`${entity.table}.${order.column}`, order.direction);
         // The key breaks ties so pages never overlap or skip a row.
         query = query.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc');
@@ -55,7 +59,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
       { ...values, limit: perPage, offset },
     );
   }
-  const records = await assembleRecords(connections, resource, rows);
+  const records = await assembleRecords(connections, resource, context.scope, rows);
   return {
     data: records.map(resource.index),
     meta: { total, per_page: perPage, current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)) },

@@ -9,28 +9,38 @@ import type { Row } from '../../model/entity.js';
 import { countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
 import type { Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import { scopeConditions } from '../query/scope.js';
+import { scopeConditions, scopeKey, scopeValues } from '../../model/scope.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Select = SelectQueryBuilder<any, any, Row>;
 
-/** `select <columns>, <counts> from <table>`: callers add conditions, order and limits. */
-export function selectRecords(db: Db, resource: Resource): Select {
+/** Names the SQL of `selectRecords` for the query cache, without building it. */
+export function recordsShape(resource: Resource, scope: Scope): string {
+  let shape = `${resource.key}:${scopeKey(resource.entity, scope)}`;
+  for (const [, relation] of resource.counts) shape += `,${scopeKey(relation.target(), scope)}`;
+  return shape;
+}
+
+/**
+ * `select <columns>, <counts> from <table> where <scope>`: callers add conditions, order and
+ * limits, and run it with `scopeValues(scope)` among the values.
+ */
+export function selectRecords(db: Db, resource: Resource, scope: Scope): Select {
   const { entity } = resource;
   let query = db.selectFrom(entity.table).select(entity.columns.map((c) => `${entity.table}.${c}`)) as Select;
   for (const [name, relation] of resource.counts) {
-    query = query.select(countSubquery(relation, entity.table).as(`${name}_count`));
+    query = query.select(countSubquery(relation, entity.table, scope).as(`${name}_count`));
   }
-  return query;
+  return scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query);
 }
 
 /** Stored rows (with counts) -> full records with relations and appends, hidden fields removed. */
-export async function assembleRecords(connections: Connections, resource: Resource, rows: Row[]): Promise<Row[]> {
+export async function assembleRecords(connections: Connections, resource: Resource, scope: Scope, rows: Row[]): Promise<Row[]> {
   if (rows.length === 0) return [];
   const { entity } = resource;
   const [belongs, many] = await Promise.all([
-    Promise.all(resource.belongsTo.map(([, r]) => loadBelongsTo(connections, r, rows))),
-    Promise.all(resource.hasMany.map(([, r]) => loadHasMany(connections, r, rows.map((row) => row[r.localKey])))),
+    Promise.all(resource.belongsTo.map(([, r]) => loadBelongsTo(connections, r, rows, scope))),
+    Promise.all(resource.hasMany.map(([, r]) => loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope))),
   ]);
   return rows.map((row) => {
     const record = entity.serialize(row);
@@ -57,34 +67,28 @@ export async function findRecord(
 ): Promise<Row | null> {
   const { entity } = resource;
   const db = connections[entity.storage];
-  const scoped = scopeConditions(entity, scope);
   const rows = await runCached(
     db,
-    `record:${resource.key}:${column}:${scoped.key}`,
-    () => {
-      let query = selectRecords(db, resource).where(`${entity.table}.${column}`, '=', param('id'));
-      for (const where of scoped.where) query = query.where(where);
-      return query.limit(1);
-    },
-    { ...scoped.values, id },
+    `record:${recordsShape(resource, scope)}:${column}`,
+    () => selectRecords(db, resource, scope).where(`${entity.table}.${column}`, '=', param('id')).limit(1),
+    { ...scopeValues(scope), id },
   );
-  const [record] = await assembleRecords(connections, resource, rows);
+  const [record] = await assembleRecords(connections, resource, scope, rows);
   return record ?? null;
 }
 
 /** The stored columns of one record by the resource key, within the caller's scope (writes start here). */
 export async function findStoredRow(db: Db, resource: Resource, scope: Scope, id: unknown): Promise<Row | undefined> {
   const { entity } = resource;
-  const scoped = scopeConditions(entity, scope);
   const [row] = await runCached(
     db,
-    `stored:${resource.key}:${scoped.key}`,
-    () => {
-      let query = db.selectFrom(entity.table).select(entity.columns).where(`${entity.table}.${resource.primaryKey}`, '=', param('id'));
-      for (const where of scoped.where) query = query.where(where);
-      return query.limit(1);
-    },
-    { ...scoped.values, id },
+    `stored:${resource.key}:${scopeKey(entity, scope)}`,
+    () =>
+      scopeConditions(entity, scope)
+        .where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns))
+        .where(`${entity.table}.${resource.primaryKey}`, '=', param('id'))
+        .limit(1),
+    { ...scopeValues(scope), id },
   );
   return row as Row | undefined;
 }

@@ -39,6 +39,8 @@ export async function validateWrite(
     const storedRows = stored.get(name) ?? new Map<string, Row>();
     const ruleSets = new Map<number | null, ValidationUnit['rules']>();
     rows.forEach((row, index) => {
+      // A row that is not an object is already refused as a whole; its fields add nothing.
+      if (`${name}.${index}` in payload.shapeErrors) return;
       const raw = row[target.primaryKey];
       const id = raw === undefined ? null : rowId(raw);
       const storedRow = id === null ? undefined : storedRows.get(String(id));

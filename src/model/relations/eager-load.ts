@@ -4,6 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
 import type { Row } from '../entity.js';
+import { scopeConditions, scopeKey, scopeValues, type Scope } from '../scope.js';
 import type { BelongsTo, HasMany } from './relation.js';
 
 /** Keys safe to put in a `where in`, deduplicated, nulls dropped. */
@@ -20,7 +21,7 @@ const placeholders = (count: number) => Array.from({ length: count }, (_, i) => 
 const keyValues = (keys: Array<string | number>) => Object.fromEntries(keys.map((key, i) => [`k${i}`, key]));
 
 /** Target records by owner key (as string), serialised by the target entity. */
-export async function loadBelongsTo(connections: Connections, relation: BelongsTo, parents: Row[]): Promise<Map<string, Row>> {
+export async function loadBelongsTo(connections: Connections, relation: BelongsTo, parents: Row[], scope: Scope): Promise<Map<string, Row>> {
   const target = relation.target();
   const keys = distinctKeys(parents.map((p) => p[relation.foreignKey]));
   const found = new Map<string, Row>();
@@ -28,9 +29,13 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    `belongs:${target.table}:${relation.ownerKey}:${keys.length}`,
-    () => db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', placeholders(keys.length)),
-    keyValues(keys),
+    `belongs:${target.table}:${relation.ownerKey}:${keys.length}:${scopeKey(target, scope)}`,
+    () =>
+      scopeConditions(target, scope).where.reduce(
+        (q, w) => q.where(w),
+        db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', placeholders(keys.length)),
+      ),
+    { ...keyValues(keys), ...scopeValues(scope) },
   );
   const pick = relation.columns;
   for (const row of rows) {
@@ -41,7 +46,7 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
 }
 
 /** Child records grouped by the parent key (as string), in primary key order. */
-export async function loadHasMany(connections: Connections, relation: HasMany, parentKeys: unknown[]): Promise<Map<string, Row[]>> {
+export async function loadHasMany(connections: Connections, relation: HasMany, parentKeys: unknown[], scope: Scope): Promise<Map<string, Row[]>> {
   const target = relation.target();
   const keys = distinctKeys(parentKeys);
   const grouped = new Map<string, Row[]>();
@@ -49,9 +54,12 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    `many:${target.table}:${relation.foreignKey}:${keys.length}`,
-    () => db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', placeholders(keys.length)).orderBy(target.primaryKey),
-    keyValues(keys),
+    `many:${target.table}:${relation.foreignKey}:${keys.length}:${scopeKey(target, scope)}`,
+    () =>
+      scopeConditions(target, scope).where
+        .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', placeholders(keys.length)))
+        .orderBy(target.primaryKey),
+    { ...keyValues(keys), ...scopeValues(scope) },
   );
   for (const row of rows) {
     const key = String(row[relation.foreignKey]);
@@ -62,8 +70,15 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
   return grouped;
 }
 
-/** `(select count(*) from child where child.fk = parent.key)` for a has-many relation. */
-export function countSubquery(relation: HasMany, parentTable: string): RawBuilder<number> {
+/**
+ * `(select count(*) from child where child.fk = parent.key)` for a has-many relation; a unit- or
+ * tenant-bound child counts only the caller's rows.
+ */
+export function countSubquery(relation: HasMany, parentTable: string, scope: Scope): RawBuilder<number> {
   const target = relation.target();
-  return sql<number>`(select count(*) from ${sql.table(target.table)} where ${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${relation.localKey}`)})`;
+  const conditions = [
+    sql<boolean>`${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${relation.localKey}`)}`,
+    ...scopeConditions(target, scope).where,
+  ];
+  return sql<number>`(select count(*) from ${sql.table(target.table)} where ${sql.join(conditions, sql` and `)})`;
 }

@@ -1,0 +1,45 @@
+// Wires real time into the app. Off (the default): only GET /app/realtime, answering
+// `enabled: false`; nothing is broadcast and the auth route does not exist. On: the embedded
+// Pusher server on the app's own HTTP server, its HTTP events API, the channel auth route, and
+// the broadcaster notifications go through (the external server's HTTP API with PUSHER_HOST).
+import type { FastifyInstance } from 'fastify';
+import type { RealtimeConfig } from '../config/config.js';
+import type { Middleware } from '../http/middleware.js';
+import type { Broadcaster } from './broadcaster.js';
+import { registerChannelAuthRoute } from './channel-auth-route.js';
+import { registerEventsApi } from './events-api-routes.js';
+import { httpBroadcaster } from './http-broadcaster.js';
+import { PusherServer } from './pusher-server.js';
+import { registerRealtimeSettingsRoute } from './realtime-settings-route.js';
+
+export interface RealtimeOptions {
+  readonly config: RealtimeConfig;
+  /** PUSHER_APP_SECRET, or the one generated into DATA_DIR. */
+  readonly secret: string;
+  readonly clock: () => number;
+  /** The `svc.auth` middleware. */
+  readonly authenticated: Middleware;
+}
+
+export interface Realtime {
+  /** Null when real time is off. */
+  readonly broadcaster: Broadcaster | null;
+  /** The embedded server, null when real time is off. */
+  readonly server: PusherServer | null;
+}
+
+export function installRealtime(app: FastifyInstance, options: RealtimeOptions): Realtime {
+  const { config, authenticated, clock } = options;
+  registerRealtimeSettingsRoute(app, { config, authenticated });
+  if (!config.enabled) return { broadcaster: null, server: null };
+
+  const credentials = { appId: config.appId, key: config.key, secret: options.secret };
+  const server = new PusherServer({ credentials, activityTimeout: config.activityTimeout });
+  server.attach(app.server);
+  // Before the HTTP server closes: open WebSockets would otherwise keep it waiting.
+  app.addHook('preClose', async () => server.close());
+  registerEventsApi(app, { credentials, server, clock });
+  registerChannelAuthRoute(app, { credentials, authenticated });
+  const broadcaster = config.external ? httpBroadcaster({ endpoint: config.external, credentials, clock }) : server;
+  return { broadcaster, server };
+}

@@ -1,0 +1,119 @@
+// DESIGN.md 4, performance by design: a list runs a fixed number of SQL statements whatever the
+// page size (eager loads and counts batched, never one query per row), and every action has a
+// known statement budget. Exact budgets are measured on the import-template resource mounted
+// without middleware, so they count the engine alone; through the real server the bearer
+// guard's own statements come on top, the same for every request.
+//
+// Engine statements per request (SQLite), as asserted below:
+//   list    5  count, page with the three counts as sub-queries, creator, groups, users
+//   show    4  record with counts, creator, groups, users
+//   create 11  begin, exists groups.id, exists users.id (created_by and user rows batched),
+//              insert master, insert groups (one multi-row insert), insert users, reload (4), commit
+//   update 15  begin, master, stored groups, stored users, exists groups.id, exists users.id,
+//              update master, delete gone groups, insert new groups, delete gone users,
+//              reload (4), commit  (each changed existing detail row adds one update)
+//   delete  6  begin, master, delete groups, delete users, delete master, commit
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { importTemplates } from '../../src/app/resources/import-templates.js';
+import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { assertJson, type Reply } from '../helpers/http.js';
+import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
+import { insertTemplate } from '../helpers/templates.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const PATH = '/api/import-templates';
+const TEMPLATES = 250;
+
+describe('DESIGN 4 statement budgets', () => {
+  let server: TestServer;
+  let engine: FixtureApp;
+  let alice: number;
+  let g1: number;
+  let firstId: number;
+
+  /** The reply of `request` and the statements it ran. */
+  async function measure(request: () => Promise<Reply>): Promise<{ reply: Reply; statements: number }> {
+    const start = server.statements();
+    const reply = await request();
+    return { reply, statements: server.statements() - start };
+  }
+
+  before(async () => {
+    server = await startTestServer();
+    const db = server.service.database.db;
+    [alice] = (await seedUsers(db, ['alice'])) as [number];
+    [g1] = (await seedGroups(db, ['g1'])) as [number];
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < TEMPLATES; i++) {
+        const record = await insertTemplate(trx, { title: `T${String(i).padStart(3, '0')}`, created_by: alice, groups: [g1], users: [alice], logs: 1 });
+        if (i === 0) firstId = record.id;
+      }
+    });
+    engine = await startFixtureApp(server.service.database, [{ path: PATH, resource: importTemplates }]);
+  });
+  after(async () => {
+    await engine.close();
+    await server.close();
+  });
+
+  it('a list runs the same number of statements for per_page=1 and per_page=200 through the real server', async () => {
+    await server.get(`${PATH}?per_page=1`); // warm-up: the guard may record a token's first use
+    const counts: number[] = [];
+    for (const query of ['per_page=1', 'per_page=200', 'per_page=15&page=3', 'per_page=200&page=2', 'per_page=200&filters[title][like]=T1%25']) {
+      const { reply, statements } = await measure(() => server.get(`${PATH}?${query}`));
+      assertJson(reply, 200);
+      assert.ok(reply.body.data.length > 0);
+      counts.push(statements);
+    }
+    assert.deepEqual(new Set(counts).size, 1, `statements per list request: ${counts.join(', ')}`);
+  });
+
+  it('list: 5 statements for 1 or 200 items (count, page with counts, creator, groups, users)', async () => {
+    for (const perPage of [1, 200]) {
+      const { reply, statements } = await measure(() => engine.get(`${PATH}?per_page=${perPage}`));
+      assertJson(reply, 200);
+      assert.equal(reply.body.data.length, perPage);
+      assert.equal(reply.body.data[0].logs_count, 1);
+      assert.equal(statements, 5, `per_page=${perPage}`);
+    }
+  });
+
+  it('show: 4 statements (record with counts, creator, groups, users)', async () => {
+    const { reply, statements } = await measure(() => engine.get(`${PATH}/${firstId}`));
+    assertJson(reply, 200);
+    assert.equal(statements, 4);
+  });
+
+  it('create: 11 statements, whatever the number of detail rows', async () => {
+    for (const rows of [1, 50]) {
+      const payload = templatePayload({
+        created_by: alice,
+        groups: Array.from({ length: rows }, () => ({ group_id: g1 })),
+        users: Array.from({ length: rows }, () => ({ user_id: alice })),
+      });
+      const { reply, statements } = await measure(() => engine.post(PATH, payload));
+      assertJson(reply, 201);
+      assert.equal(reply.body.groups.length, rows);
+      assert.equal(statements, 11, `${rows} rows per detail relation`);
+    }
+  });
+
+  it('update: 15 statements when both detail relations change; 9 for the master alone', async () => {
+    const created = await engine.post(PATH, templatePayload({ created_by: alice, groups: [{ group_id: g1 }, { group_id: g1 }], users: [{ user_id: alice }] }));
+    assertJson(created, 201);
+    const both = await measure(() => engine.put(`${PATH}/${created.body.id}`, { title: 'Both', groups: [{ group_id: g1 }], users: [] }));
+    assertJson(both.reply, 200);
+    assert.equal(both.statements, 15);
+    const masterOnly = await measure(() => engine.patch(`${PATH}/${created.body.id}`, { title: 'Master only' }));
+    assertJson(masterOnly.reply, 200);
+    assert.equal(masterOnly.statements, 9);
+  });
+
+  it('delete: 6 statements (begin, master, groups, users, master delete, commit)', async () => {
+    const created = await engine.post(PATH, templatePayload({ created_by: alice, groups: [{ group_id: g1 }], users: [{ user_id: alice }] }));
+    const { reply, statements } = await measure(() => engine.delete(`${PATH}/${created.body.id}`));
+    assertJson(reply, 200, { message: 'Resource deleted successfully' });
+    assert.equal(statements, 6);
+  });
+});

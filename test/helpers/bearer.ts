@@ -1,0 +1,165 @@
+// Bearer-mode set-up and assertions: identities written straight to the database (set-up, not
+// behaviour under test), tokens issued through the token service, requests from a chosen local
+// address (the per-IP limit), and a second server over an existing DATA_DIR.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { grantableAbilities } from '../../src/app/routes.js';
+import type { Clock } from '../../src/auth/failure-limiter.js';
+import { createToken } from '../../src/auth/tokens/token-service.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { Db } from '../../src/database/database.js';
+import { startService, type Service } from '../../src/service.js';
+import { httpRequest, JSON_TYPE, type Reply, type RequestOptions } from './http.js';
+import { ADMIN_PASSWORD, type TestServer } from './test-server.js';
+
+const now = () => new Date().toISOString();
+
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+export async function seedCompany(db: Db, name: string, active: 'Y' | 'N' = 'Y'): Promise<number> {
+  const row = await db.insertInto('companies').values({ name, active, created_at: now(), updated_at: now() }).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function seedUnit(db: Db, name: string, companyId: number | null, active: 'Y' | 'N' = 'Y'): Promise<number> {
+  const row = await db
+    .insertInto('units')
+    .values({ name, company_id: companyId, active, created_at: now(), updated_at: now() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function seedUser(db: Db, login: string, options: { admin?: 'Y' | 'N'; active?: 'Y' | 'N' } = {}): Promise<number> {
+  const row = await db
+    .insertInto('users')
+    .values({
+      login,
+      name: `User ${login}`,
+      email: `${login}@example.test`,
+      password_hash: 'x',
+      admin: options.admin ?? 'N',
+      active: options.active ?? 'Y',
+      created_at: now(),
+      updated_at: now(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function linkUnit(db: Db, userId: number, unitId: number): Promise<void> {
+  await db.insertInto('user_units').values({ user_id: userId, unit_id: unitId }).execute();
+}
+
+export interface IssueOptions {
+  readonly userId?: number;
+  readonly unitId?: number;
+  readonly abilities?: readonly string[];
+  readonly expiresAt?: Date | null;
+  /** The grantable set; default: the abilities the service's routes declare. */
+  readonly grantable?: readonly string[];
+}
+
+/** Issues a token through the token service; default: admin (1) in Main (1) with every ability. */
+export async function issue(server: Pick<TestServer, 'service'>, options: IssueOptions = {}): Promise<{ token: string; id: number }> {
+  const grantable = options.grantable ?? grantableAbilities();
+  const { token, record } = await createToken(server.service.database, grantable, {
+    userId: options.userId ?? 1,
+    unitId: options.unitId ?? 1,
+    name: 'test token',
+    abilities: options.abilities ?? grantable,
+    expiresAt: options.expiresAt ?? null,
+  });
+  return { token, id: record.id };
+}
+
+/** A user (non-admin unless told) linked to a fresh unit of a fresh company, and a token of theirs. */
+export interface Identity {
+  readonly userId: number;
+  readonly unitId: number;
+  readonly companyId: number;
+  readonly token: string;
+  readonly tokenId: number;
+}
+
+export async function seedIdentity(
+  server: Pick<TestServer, 'service'>,
+  name: string,
+  options: { abilities?: readonly string[]; admin?: 'Y' | 'N' } = {},
+): Promise<Identity> {
+  const { db } = server.service.database;
+  const companyId = await seedCompany(db, `${name} company`);
+  const unitId = await seedUnit(db, `${name} unit`, companyId);
+  const userId = await seedUser(db, name, { admin: options.admin ?? 'N' });
+  await linkUnit(db, userId, unitId);
+  const { token, id } = await issue(server, { userId, unitId, ...(options.abilities ? { abilities: options.abilities } : {}) });
+  return { userId, unitId, companyId, token, tokenId: id };
+}
+
+/** Asserts a bearer-mode 401 exactly: status, JSON type, `{error}` and `WWW-Authenticate: Bearer`. */
+export function assertBearer401(reply: Reply, error: string): void {
+  assert.equal(reply.status, 401, `status ${reply.status}, body ${reply.text.slice(0, 300)}`);
+  assert.equal(reply.headers.get('content-type'), JSON_TYPE);
+  assert.equal(reply.headers.get('www-authenticate'), 'Bearer');
+  assert.deepStrictEqual(reply.body, { error });
+}
+
+/** Asserts the per-IP limit's 429 exactly (SPEC.md 7). */
+export function assert429(reply: Reply): void {
+  assert.equal(reply.status, 429, `status ${reply.status}, body ${reply.text.slice(0, 300)}`);
+  assert.equal(reply.headers.get('content-type'), JSON_TYPE);
+  assert.equal(reply.headers.get('retry-after'), '600');
+  assert.deepStrictEqual(reply.body, { error: 'Too many requests. Try again later.' });
+}
+
+/** One request whose socket is bound to `localAddress` (e.g. 127.0.0.2: another client IP). */
+export function requestFrom(localAddress: string, baseUrl: string, method: string, target: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(new URL(target, baseUrl), { method, headers, localAddress, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const replyHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        let body: unknown;
+        try {
+          body = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body });
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+export interface SecondServer {
+  readonly url: string;
+  readonly service: Service;
+  request(method: string, target: string, options?: RequestOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+/** A server over an existing DATA_DIR (another test server's, or one a CLI run made); leaves the files. */
+export async function startServerOn(dataDir: string, env: Record<string, string> = {}, clock?: Clock): Promise<SecondServer> {
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...env });
+  const service = await startService(config, { logger: false, ...(clock ? { clock } : {}) });
+  await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = service.app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url,
+    service,
+    request: (method, target, options) => httpRequest(url, method, target, options),
+    close: () => service.close(),
+  };
+}
