@@ -47,6 +47,7 @@ export const errors = {
   missingAbility: (ability: string) =>
     new HttpError('MISSING_ABILITY', 403, { error: `Missing ability: ${ability}` }),
   unauthorized: () => new HttpError('UNAUTHORIZED_ACTION', 403, { message: 'This action is unauthorized.' }),
+  sessionForbidden: (reason: string) => new HttpError('SESSION_FORBIDDEN', 403, { message: reason }),
   csrfMismatch: () => new HttpError('CSRF_MISMATCH', 419, { message: 'CSRF token mismatch.' }),
   tooManyAttempts: () =>
     new HttpError('TOO_MANY_ATTEMPTS', 429, { error: 'Too many requests. Try again later.' }, { 'retry-after': '600' }),

@@ -47,7 +47,7 @@ export class SessionAuth {
     }
     const { identity, session } = found;
     const refusal = scopeRefusal(identity, this.options.tenantIsolation);
-    if (refusal || !identity.user || !identity.unit) throw errors.bearerForbidden(refusal ?? 'Forbidden.');
+    if (refusal || !identity.user || !identity.unit) throw errors.sessionForbidden(refusal ?? 'Forbidden.');
     if (now - session.lastActivity >= TOUCH_EVERY_MS) await this.options.store.touch(key, now);
     request.svc = {
       mode: 'session',

@@ -39,6 +39,24 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
   const { system, sessions, limiter, authenticated } = options;
   const { db } = system;
 
+  /** The user's units in link order, with what decides whether a session can act in them. */
+  const unitsOf = (userId: unknown) =>
+    db
+      .selectFrom('user_units as l')
+      .innerJoin('units as u', 'u.id', 'l.unit_id')
+      .leftJoin('companies as c', 'c.id', 'u.company_id')
+      .select(['u.id', 'u.name', 'u.active', 'u.company_id', 'c.id as found_company_id', 'c.active as company_active'])
+      .where('l.user_id', '=', userId)
+      .orderBy('l.id')
+      .execute();
+  const usable = (user: { active?: unknown } | null, unit: Awaited<ReturnType<typeof unitsOf>>[number]) =>
+    sessions.canActIn({
+      user,
+      unit: { active: unit.active, companyId: unit.company_id == null ? null : Number(unit.company_id) },
+      company: unit.found_company_id == null ? null : { active: unit.company_active },
+      linked: true,
+    });
+
   app.post('/app/login', async (request, reply) => {
     if (await limiter.blocked(request.ip)) throw errors.tooManyAttempts();
     const login = field(request.body, 'login');
@@ -50,16 +68,9 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
 
     const user = await db.selectFrom('users').select(['id', 'password_hash', 'active']).where('login', '=', String(login)).executeTakeFirst();
     const matches = await verifyPassword(String(password), user ? String(user.password_hash) : await decoy);
-    const unit = user
-      ? await db
-          .selectFrom('user_units as l')
-          .innerJoin('units as u', 'u.id', 'l.unit_id')
-          .select(['u.id', 'u.name'])
-          .where('l.user_id', '=', user.id)
-          .orderBy('l.id')
-          .limit(1)
-          .executeTakeFirst()
-      : undefined;
+    // The session's unit: the user's first unit (lowest link id) that a session can act in.
+    const units = user ? await unitsOf(user.id) : [];
+    const unit = units.find((u) => usable(user ?? null, u));
     if (!user || !matches || user.active !== 'Y' || !unit) {
       await limiter.fail(request.ip);
       throw errors.validation({ login: [BAD_CREDENTIALS] });
@@ -80,25 +91,12 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     const raw = field(request.body, 'unit_id');
     const unitId = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : null;
     if (unitId === null) throw errors.validation({ unit_id: ['The unit id field is required.'] });
-    const unit = await db
-      .selectFrom('user_units as l')
-      .innerJoin('units as u', 'u.id', 'l.unit_id')
-      .leftJoin('companies as c', 'c.id', 'u.company_id')
-      .select(['u.id', 'u.name', 'u.active', 'u.company_id', 'c.id as found_company_id', 'c.active as company_active'])
-      .where('l.user_id', '=', request.svc?.scope.userId ?? -1)
-      .where('l.unit_id', '=', unitId)
-      .executeTakeFirst();
+    const unit = (await unitsOf(request.svc?.scope.userId ?? -1)).find((u) => Number(u.id) === unitId);
     if (!unit) throw errors.unauthorized();
     // A unit the session could not act in (inactive, or its company inactive or gone) would be
     // accepted here and then refuse every request of the session, the switch back and logout
     // included; refuse it up front like a unit not of the user.
-    const usable = sessions.canActIn({
-      user: request.svc?.user ?? null,
-      unit: { active: unit.active, companyId: unit.company_id == null ? null : Number(unit.company_id) },
-      company: unit.found_company_id == null ? null : { active: unit.company_active },
-      linked: true,
-    });
-    if (!usable) throw errors.unauthorized();
+    if (!usable(request.svc?.user ?? null, unit)) throw errors.unauthorized();
     await sessions.switchUnit(request, unitId);
     return describe(request, sessions, { id: Number(unit.id), name: String(unit.name) });
   });
