@@ -1,6 +1,7 @@
-// The stateless bearer mode of `svc.api` (SPEC.md 5.1). Order of checks: the per-IP
-// limit, the token's shape (no database read for a malformed one), one indexed lookup, then
-// revocation, expiry, the scope re-validation, and the route's abilities (all required).
+// The stateless bearer mode of `svc.api` (SPEC.md 5.1). Order of checks: the token's shape (no
+// token lookup for a malformed one), one indexed lookup that also reads the caller IP's failure
+// window, the per-IP limit (429 even for a valid token), then revocation, expiry, the scope
+// re-validation; the route's abilities (all required) are checked by the guard.
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../database/database.js';
 import { errors } from '../errors.js';
@@ -37,21 +38,25 @@ export function bearerToken(request: FastifyRequest): string | null {
 /** Authenticates a bearer request and sets `request.svc`; throws the catalog's 401/403/429. */
 export async function authenticateBearer(request: FastifyRequest, options: BearerOptions): Promise<readonly string[]> {
   const { limiter, system } = options;
-  if (await limiter.blocked(request.ip)) throw errors.tooManyAttempts();
-  const refuse = async (message: string) => {
-    await limiter.fail(request.ip);
+  const ip = request.ip;
+  /** A 401 counts as a failure, unless the IP is already blocked: then it is the 429. */
+  const refuse = async (message: string, blocked?: boolean) => {
+    if (blocked ?? (await limiter.blocked(ip))) return errors.tooManyAttempts();
+    await limiter.fail(ip);
     return errors.bearerUnauthenticated(message);
   };
   const token = bearerToken(request);
   if (token === null) throw await refuse('Unauthenticated.');
   const hash = decodeToken(token);
   if (!hash) throw await refuse('Invalid token.');
-  const identity = await findTokenIdentity(system.db, hash);
+  const identity = await findTokenIdentity(system.db, hash, limiter.inSystemDatabase ? ip : null);
   if (!identity || !sameHash(identity.tokenHash, hash)) throw await refuse('Invalid token.');
-  if (identity.revokedAt != null) throw await refuse('Token revoked.');
+  const blocked = limiter.blockedBy(limiter.inSystemDatabase ? identity.ipWindow : await limiter.window(ip));
+  if (blocked) throw errors.tooManyAttempts();
+  if (identity.revokedAt != null) throw await refuse('Token revoked.', false);
   const now = options.clock();
   const expiresAt = millis(identity.expiresAt);
-  if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.');
+  if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.', false);
 
   const refusal = scopeRefusal(identity, options.tenantIsolation);
   if (refusal || !identity.user || !identity.unit) throw errors.bearerForbidden(refusal ?? 'Forbidden.');

@@ -19,6 +19,11 @@ export interface FailureStore {
   get(ip: string): Promise<FailureWindow | null>;
   /** Counts one failure at `now`, starting a new window when the stored one has ended. */
   record(ip: string, now: number, windowMs: number): Promise<void>;
+  /**
+   * True when the windows are rows of the system database's auth_failures table, so a lookup
+   * there may read the caller's window in the same statement (auth/identity-query.ts).
+   */
+  readonly inSystemDatabase: boolean;
 }
 
 export class FailureLimiter {
@@ -27,8 +32,21 @@ export class FailureLimiter {
     private readonly clock: Clock = Date.now,
   ) {}
 
+  /** See FailureStore.inSystemDatabase. */
+  get inSystemDatabase(): boolean {
+    return this.store.inSystemDatabase;
+  }
+
   async blocked(ip: string): Promise<boolean> {
-    const window = await this.store.get(ip);
+    return this.blockedBy(await this.store.get(ip));
+  }
+
+  window(ip: string): Promise<FailureWindow | null> {
+    return this.store.get(ip);
+  }
+
+  /** Whether a window already read (for instance along with a token) blocks its IP now. */
+  blockedBy(window: FailureWindow | null): boolean {
     return window !== null && window.failures >= MAX_FAILURES && this.clock() < window.startedAt + WINDOW_MS;
   }
 

@@ -133,6 +133,13 @@ describe('users resource: password and login', () => {
     assertNoPassword(await server.get('/api/users?fields=password,password_hash'), plain);
   });
 
+  it('offers no filter or sort on the password hash (no oracle on its value)', async () => {
+    const all = await server.get('/api/users');
+    assertJson(all, 200);
+    const probe = await server.get('/api/users?sort=password_hash&filters[password_hash][like]=no-such-hash%25');
+    assertJson(probe, 200, all.body);
+  });
+
   it('re-hashes a changed password and keeps the hash when the password is absent', async () => {
     const created = await server.post('/api/users', { login: 'heidi', name: 'Heidi', password: 'first password' });
     const id = created.body.id;

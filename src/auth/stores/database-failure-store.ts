@@ -7,9 +7,15 @@ function millis(value: unknown): number {
   return value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
 }
 
+/** A window read from auth_failures columns (null when the IP has no row). */
+export function failureWindow(failures: unknown, startedAt: unknown): FailureWindow | null {
+  return failures == null ? null : { failures: Number(failures), startedAt: millis(startedAt) };
+}
+
 export function databaseFailureStore(database: Database): FailureStore {
   const { db, adapter } = database;
   return {
+    inSystemDatabase: true,
     async get(ip): Promise<FailureWindow | null> {
       const [row] = await runCached<Record<string, unknown>>(
         db,
@@ -17,7 +23,7 @@ export function databaseFailureStore(database: Database): FailureStore {
         () => db.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', param('ip')),
         { ip },
       );
-      return row ? { failures: Number(row.failures), startedAt: millis(row.window_started_at) } : null;
+      return failureWindow(row?.failures, row?.window_started_at);
     },
     async record(ip, now, windowMs) {
       await database.transaction(async (trx) => {

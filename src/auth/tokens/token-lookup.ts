@@ -1,8 +1,12 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
-// user, unit and company (auth/identity-query.ts), so every request re-validates the scope.
+// user, unit and company (auth/identity-query.ts), so every request re-validates the scope, and,
+// when the failure counters live in the same database, the caller IP's failure window.
 import type { Db } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
+import { sql } from 'kysely';
 import type { Row } from '../../model/entity.js';
+import type { FailureWindow } from '../failure-limiter.js';
+import { failureWindow } from '../stores/database-failure-store.js';
 import { identityOf, withIdentity, type Identity } from '../identity-query.js';
 
 export interface TokenIdentity extends Identity {
@@ -12,6 +16,8 @@ export interface TokenIdentity extends Identity {
   readonly expiresAt: unknown;
   readonly revokedAt: unknown;
   readonly lastUsedAt: unknown;
+  /** The caller IP's failure window, when it was asked for (`ip`). */
+  readonly ipWindow: FailureWindow | null;
 }
 
 function parseAbilities(value: unknown): string[] {
@@ -23,18 +29,25 @@ function parseAbilities(value: unknown): string[] {
   }
 }
 
-export async function findTokenIdentity(db: Db, hash: string): Promise<TokenIdentity | null> {
+/** The token by its hash; with `ip`, also that IP's failure window from auth_failures. */
+export async function findTokenIdentity(db: Db, hash: string, ip: string | null): Promise<TokenIdentity | null> {
   const [row] = await runCached<Row>(
     db,
-    'token-identity',
-    () =>
-      withIdentity(
+    ip === null ? 'token-identity' : 'token-identity-with-window',
+    () => {
+      let query = withIdentity(
         db
           .selectFrom('api_tokens as c')
           .select(['c.id as token_id', 'c.token_hash', 'c.abilities', 'c.expires_at', 'c.revoked_at', 'c.last_used_at'])
           .where('c.token_hash', '=', param('hash')),
-      ),
-    { hash },
+      );
+      if (ip !== null) {
+        const window = (column: string) => sql`(select ${sql.ref(column)} from auth_failures where ip = ${param('ip')})`;
+        query = query.select([window('failures').as('ip_failures'), window('window_started_at').as('ip_window_started_at')]);
+      }
+      return query;
+    },
+    ip === null ? { hash } : { hash, ip },
   );
   if (!row) return null;
   return {
@@ -45,5 +58,6 @@ export async function findTokenIdentity(db: Db, hash: string): Promise<TokenIden
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
+    ipWindow: failureWindow(row.ip_failures, row.ip_window_started_at),
   };
 }

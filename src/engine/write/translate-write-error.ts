@@ -14,7 +14,7 @@ export function translateWriteError(error: unknown, adapter: DialectAdapter): un
       return errors.validation({ [field]: [`The ${attributeName(field)} has already been taken.`] });
     }
     case 'foreign-key':
-      return errors.validation({ record: ['The record refers to a record that does not exist.'] });
+      return errors.validation({ record: ['The record is still in use by other records, or refers to a record that does not exist.'] });
     case 'not-null': {
       const field = known.column ?? 'record';
       return errors.validation({ [field]: [`The ${attributeName(field)} field is required.`] });

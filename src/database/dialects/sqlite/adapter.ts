@@ -22,7 +22,8 @@ export const sqliteAdapter: DialectAdapter = {
     const code = String((error as { code: unknown }).code);
     const column = /: [\w]+\.(\w+)/.exec(error.message)?.[1] ?? null;
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return { kind: 'unique', column };
-    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreign-key' };
+    // ON DELETE RESTRICT reports itself as a trigger constraint.
+    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || (code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/.test(error.message))) return { kind: 'foreign-key' };
     if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'not-null', column };
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
     return null;

@@ -14,7 +14,8 @@ export async function up(db: Db): Promise<void> {
   await t
     .id(db.schema.createTable('units'))
     .addColumn('name', 'varchar(200)', (c) => c.notNull())
-    .addColumn('company_id', t.bigint, (c) => c.references('companies.id').onDelete('set null'))
+    // A company with units cannot be deleted: its units' tokens would silently lose their tenant.
+    .addColumn('company_id', t.bigint, (c) => c.references('companies.id').onDelete('restrict'))
     .addColumn('connection', 'varchar(64)')
     .addColumn('active', 'varchar(1)', (c) => c.notNull().defaultTo('Y'))
     .addColumn('created_at', t.timestamp)
