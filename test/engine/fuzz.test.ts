@@ -64,6 +64,41 @@ function asQuery(input: Record<string, unknown>, brackets: boolean): string {
   return new URLSearchParams(pairs).toString();
 }
 
+// Values for the reference-model property: case variants, LIKE wildcards as data, non-ASCII.
+const WORDS = ['Alpha', 'alpha', 'ALPHA', 'Beta', 'beta 2', 'Gamma', '', 'a_b', 'a%b', 'École', 'école', 'x', 'Zeta'];
+const PATTERN_CHARS = ['a', 'A', 'l', 'p', 'h', 'e', 'é', 'É', 'b', ' ', 'c', 'o', 'x', '2', 'Z'];
+const OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'in', 'not in', 'null'];
+
+type Cell = string | number | null;
+type Cells = Record<string, Cell>;
+
+/** LIKE as the spec reads it: % any run, _ one character, case-insensitive (DESIGN 3.5). */
+function likes(value: string, pattern: string): boolean {
+  const source = [...pattern.toLowerCase()].map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return new RegExp(`^${source}$`, 's').test(value.toLowerCase());
+}
+
+/** One condition under SQL's rules: a null column satisfies only `null: true` (and an empty `not in`). */
+function holds(value: Cell, op: string, operand: unknown): boolean {
+  if (op === 'null') return operand === true ? value === null : value !== null;
+  if (op === 'not in' && Array.isArray(operand) && operand.length === 0) return true;
+  if (value === null) return false;
+  const v = typeof value === 'number' ? value : String(value);
+  switch (op) {
+    case '=': return v === operand;
+    case '!=': return v !== operand;
+    case '<': return v < (operand as typeof v);
+    case '<=': return v <= (operand as typeof v);
+    case '>': return v > (operand as typeof v);
+    case '>=': return v >= (operand as typeof v);
+    case 'like': return likes(String(v), String(operand));
+    case 'not like': return !likes(String(v), String(operand));
+    case 'in': return (operand as unknown[]).includes(v);
+    case 'not in': return !(operand as unknown[]).includes(v);
+  }
+  throw new Error(`no reference for ${op}`);
+}
+
 function assertAnswered(reply: Reply): void {
   assert.ok(reply.status >= 200 && reply.status < 500, `status ${reply.status}: ${reply.text.slice(0, 300)}`);
   assert.equal(reply.headers.get('content-type'), JSON_TYPE);
@@ -76,6 +111,7 @@ describe('fuzz: random input never breaks the server', () => {
   let groupIds: number[];
   let templateIds: number[];
   let rowIds: number[];
+  let users: number[];
   const db = () => server.service.database.db;
 
   before(async () => {
@@ -86,6 +122,18 @@ describe('fuzz: random input never breaks the server', () => {
     const second = await insertTemplate(db(), { title: 'Second', code: 'S', created_by: null, groups: [groupIds[0]!] });
     templateIds = [first.id, second.id];
     rowIds = [...first.groups, ...first.users, ...second.groups].map((r) => r.id);
+    // Rows for the reference-model property: repeated, case-varied and null values.
+    const [bob] = (await seedUsers(db(), ['bob'])) as [number];
+    users = [alice, bob];
+    for (let i = 0; i < 16; i++) {
+      await insertTemplate(db(), {
+        title: WORDS[i % WORDS.length]!,
+        code: i % 4 === 0 ? null : WORDS[(i * 3) % WORDS.length]!,
+        database_name: WORDS[(i * 5) % WORDS.length]!,
+        active: [null, 'Y', 'N'][i % 3]!,
+        created_by: [null, alice, bob][i % 3]!,
+      });
+    }
   });
   after(() => server.close());
 
@@ -108,6 +156,44 @@ describe('fuzz: random input never breaks the server', () => {
         } else {
           assert.equal(reply.status, 422, reply.text);
         }
+      }),
+      { numRuns: RUNS, ...SEED },
+    );
+  });
+
+  it('random valid filters select exactly the rows a reference model of the operators selects', async () => {
+    const TEXT = ['title', 'code', 'database_name', 'active'] as const;
+    const word = fc.oneof(fc.constantFrom(...WORDS, 'Y', 'N', 'e', 'É'), fc.string({ unit: fc.constantFrom(...PATTERN_CHARS), maxLength: 5 }));
+    const pattern = fc.string({ unit: fc.constantFrom(...PATTERN_CHARS, '%', '%', '_'), maxLength: 6 });
+    const operandFor = (column: string, op: string): fc.Arbitrary<unknown> => {
+      const value: fc.Arbitrary<unknown> = column === 'created_by' ? fc.oneof(fc.constantFrom(...users), fc.integer({ min: -1, max: 9 })) : word;
+      if (op === 'like' || op === 'not like') return pattern;
+      if (op === 'in' || op === 'not in') return fc.array(value, { maxLength: 4 });
+      if (op === 'null') return fc.boolean();
+      return value;
+    };
+    const conditions = (column: string) =>
+      fc
+        .array(fc.constantFrom(...OPERATORS).chain((op) => operandFor(column, op).map((operand) => [op, operand] as const)), { minLength: 1, maxLength: 3 })
+        .map((pairs) => Object.fromEntries(pairs));
+    const filtersArb = fc.record(
+      Object.fromEntries([...TEXT, 'created_by'].map((c) => [c, conditions(c)])) as Record<string, fc.Arbitrary<Record<string, unknown>>>,
+      { requiredKeys: [] },
+    );
+
+    await fc.assert(
+      fc.asyncProperty(filtersArb, fc.boolean(), async (filters, inBody) => {
+        const stored = (await db().selectFrom('import_templates').selectAll().execute()) as Cells[];
+        const expected = stored.filter((row) =>
+          Object.entries(filters).every(([column, ops]) => Object.entries(ops ?? {}).every(([op, operand]) => holds(row[column] ?? null, op, operand))),
+        );
+        const input = { filters, per_page: 200 };
+        const reply = inBody
+          ? await httpRequest(server.url, 'GET', PATH, { headers: server.defaultHeaders, body: input })
+          : await server.get(`${PATH}?${asQuery(input, false)}`);
+        assertJson(reply, 200);
+        const ids = (reply.body.data as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b);
+        assert.deepEqual(ids, expected.map((r) => Number(r.id)).sort((a, b) => a - b), JSON.stringify(filters));
       }),
       { numRuns: RUNS, ...SEED },
     );

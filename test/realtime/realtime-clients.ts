@@ -116,7 +116,8 @@ export function echoClient(wsUrl: string, session: Session, authUrl = wsUrl): Ec
     ...options,
     auth: { headers: { Cookie: session.cookie } },
     csrfToken: session.csrf,
-    Pusher,
+    // Echo's types see pusher-js the same way as ours; at run time this is the class.
+    Pusher: PusherModule,
   });
 }
 
