@@ -39,7 +39,7 @@ export function registerNotificationRoutes(app: FastifyInstance, options: Notifi
   app.post('/api/notifications', { preHandler: options.middleware(SEND_NOTIFICATIONS_MIDDLEWARE) }, async (request, reply) => {
     const body = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body) ? request.body : {};
     // The sender is the caller, whatever the body says.
-    const records = await sender.sendUnchecked({ ...body, from: userIdOf(request) });
+    const records = await sender.sendUntyped({ ...body, from: userIdOf(request) });
     return reply.code(201).send({ data: records });
   });
 

@@ -46,11 +46,11 @@ export class NotificationSender {
 
   /** Sends from TypeScript; returns the created records, one per recipient. */
   send(input: NotificationInput, options: SendOptions = {}): Promise<NotificationRecord[]> {
-    return this.sendUnchecked(input, options);
+    return this.sendUntyped(input, options);
   }
 
-  /** Sends from any JSON (a request body): the same validation decides. */
-  async sendUnchecked(input: unknown, options: SendOptions = {}): Promise<NotificationRecord[]> {
+  /** Sends from any value (a request body): the same validation decides. */
+  async sendUntyped(input: unknown, options: SendOptions = {}): Promise<NotificationRecord[]> {
     const { database } = this.options;
     const lookup = databaseLookup({ system: database.db, data: database.db });
     const prepared = await prepareNotification(input, options.actingUserId ?? null, lookup);

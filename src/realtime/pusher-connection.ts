@@ -7,6 +7,7 @@ import {
   CHANNEL_NAME,
   ErrorCode,
   MAX_MESSAGE_BYTES,
+  closeReason,
   connectionEstablished,
   isPrivateChannel,
   parseClientMessage,
@@ -74,7 +75,7 @@ export class PusherConnection implements Subscriber {
   close(code: number, message: string): void {
     if (this.socket.readyState !== WebSocket.OPEN) return;
     this.socket.send(protocolError(code, message));
-    this.socket.close(code, message.slice(0, 120));
+    this.socket.close(code, closeReason(message));
   }
 
   /** Drops the socket without a closing handshake (shutdown of a silent peer). */
@@ -93,7 +94,7 @@ export class PusherConnection implements Subscriber {
       this.send(protocolError(ErrorCode.INVALID_MESSAGE, 'Binary messages are not supported; send JSON text.'));
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
     this.handle(parseClientMessage(text));
   }
 

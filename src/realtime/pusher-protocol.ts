@@ -110,6 +110,13 @@ export const subscriptionError = (channel: string, type: string, error: string, 
 /** An application event; `data` is the string the publisher gave (pusher-js parses JSON text). */
 export const channelEvent = (channel: string, event: string, data: string): string => encode({ event, channel, data });
 
+/** A close frame's reason: at most 123 bytes of UTF-8, cut on a character boundary. */
+export function closeReason(text: string): string {
+  let reason = [...text].slice(0, 123).join('');
+  while (Buffer.byteLength(reason, 'utf8') > 123) reason = [...reason].slice(0, -1).join('');
+  return reason;
+}
+
 export function isPrivateChannel(channel: string): boolean {
   return channel.startsWith('private-');
 }

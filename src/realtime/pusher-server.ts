@@ -9,7 +9,7 @@ import { WebSocketServer } from 'ws';
 import type { BroadcastEvent, Broadcaster } from './broadcaster.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { PusherConnection } from './pusher-connection.js';
-import { ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, channelEvent, protocolError } from './pusher-protocol.js';
+import { ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, channelEvent, closeReason, protocolError } from './pusher-protocol.js';
 import type { PusherCredentials } from './pusher-signatures.js';
 
 export interface PusherServerOptions {
@@ -59,15 +59,18 @@ export class PusherServer implements Broadcaster {
   async close(): Promise<void> {
     this.closing = true;
     if (this.connections.size === 0) return;
+    let grace: NodeJS.Timeout | undefined;
     const drained = new Promise<void>((resolve) => {
       this.drained = resolve;
-      setTimeout(() => {
+      // Clients that do not finish the closing handshake in time are dropped.
+      grace = setTimeout(() => {
         for (const connection of this.connections.values()) connection.terminate();
         resolve();
-      }, CLOSE_GRACE_MS).unref();
+      }, CLOSE_GRACE_MS);
     });
     for (const connection of [...this.connections.values()]) connection.close(ErrorCode.RECONNECT, 'The server is shutting down; reconnect shortly.');
     await drained;
+    clearTimeout(grace);
   }
 
   private forget(connection: PusherConnection): void {
@@ -76,17 +79,25 @@ export class PusherServer implements Broadcaster {
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const match = /^\/app\/([^/]+)\/?$/.exec(url.pathname);
-    if (!match) return rejectUpgrade(socket, 404, 'Not Found');
+    // A throw or an unhandled socket error here would end the process.
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    let key: string;
+    try {
+      url = new URL(request.url ?? '/', 'http://localhost');
+      const match = /^\/app\/([^/]+)\/?$/.exec(url.pathname);
+      if (!match) return rejectUpgrade(socket, 404, 'Not Found');
+      key = decodeURIComponent(match[1] ?? '');
+    } catch {
+      return rejectUpgrade(socket, 400, 'Bad Request');
+    }
     if (this.closing) return rejectUpgrade(socket, 503, 'Service Unavailable');
-    const key = decodeURIComponent(match[1] ?? '');
     const refusal = this.refusal(key, url.searchParams.get('protocol'));
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       if (refusal) {
         // Said inside the protocol, so pusher-js stops retrying (4000-4099) instead of looping.
         ws.send(protocolError(refusal.code, refusal.message));
-        ws.close(refusal.code, refusal.message.slice(0, 120));
+        ws.close(refusal.code, closeReason(refusal.message));
         return;
       }
       const connection = new PusherConnection(ws, {

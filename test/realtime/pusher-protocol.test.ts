@@ -213,6 +213,19 @@ describe('embedded Pusher server: protocol', () => {
     await assert.rejects(RawSocket.open(wsUrl(server, '/app/svc-key/extra?protocol=7')), /Unexpected server response: 404/);
   });
 
+  it('survives a malformed key (400) and a long multi-byte key (4001, reason cut to 123 bytes)', async () => {
+    await assert.rejects(RawSocket.open(wsUrl(server, '/app/%E0%A4%A?protocol=7')), /Unexpected server response: 400/);
+    const key = 'é'.repeat(100);
+    const socket = await RawSocket.open(wsUrl(server, `/app/${encodeURIComponent(key)}?protocol=7`));
+    assert.deepStrictEqual(await socket.next(), { event: 'pusher:error', data: { code: 4001, message: `App key ${key} does not exist.` } });
+    const closed = await socket.closed;
+    assert.equal(closed.code, 4001);
+    assert.ok(Buffer.byteLength(closed.reason) <= 123 && closed.reason.startsWith('App key éé'));
+    const { socket: after } = await open();
+    after.send({ event: 'pusher:ping', data: {} });
+    assert.equal((await after.next()).event, 'pusher:pong', 'the server still serves');
+  });
+
   it('forgets a closed connection’s subscriptions', async () => {
     const { socket } = await open();
     socket.send({ event: 'pusher:subscribe', data: { channel: 'leaving' } });
