@@ -1,0 +1,122 @@
+// svc adapter for the shared benchmark harness (../shared/bench, read its README):
+//   npm run build && node ../shared/bench/run-all.mjs --servers ceiling,$PWD/bench/harness-adapter.mjs
+// (run-all takes a path when the name ends in .mjs). bench/shared-harness.sh runs the same thing
+// from a copy of the harness under /tmp, so its results/ are not written into ../shared.
+//
+// prepare() builds svc's own database from the harness dataset: svc's migrations, then the
+// dataset's rows copied with their ids, plus company 1 / unit 1 / user 1 and a bearer token.
+// start() runs the compiled server on it. Env passed through to the server: SQLITE_SYNCHRONOUS,
+// SQLITE_CACHE_SIZE_KIB (svc's defaults NORMAL and 65536). SVC_PORT (3200) moves the port.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'); // /work/main
+const SHARED = process.env.SHARED_BENCH_DIR || path.resolve(ROOT, '../shared/bench');
+const { C1_BODY, canonTemplate } = await import(path.join(SHARED, 'lib/common.mjs'));
+const require = createRequire(path.join(ROOT, 'package.json'));
+const Database = require('better-sqlite3');
+
+const PORT = Number(process.env.SVC_PORT || 3200);
+const WORK_DIR = '/tmp/svc-bench';
+const ABILITIES = ['import-templates.read', 'import-templates.write'];
+const L2_FILTERS = encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }));
+
+// svc's detail rows are objects: a bare id ("keep this row as is") becomes {"id": <id>}.
+const U1_BODY = JSON.stringify({
+  description: 'updated by the benchmark, visit <<k>>',
+  groups: [{ id: '<<g_keep>>' }, { id: '<<g_chg_id>>', group_id: '<<g_val>>' }, { group_id: '<<g_add>>' }],
+  users: [{ id: '<<u_keep>>' }, { id: '<<u_chg_id>>', user_id: '<<u_val>>' }, { user_id: '<<u_add>>' }],
+}).replace(/"<<(\w+)>>"/g, '<<$1>>');
+
+// 'YYYY-MM-DD HH:MM:SS' (dataset) -> 'YYYY-MM-DDTHH:MM:SS.000Z' (svc's stored form)
+const iso = (col) => `CASE WHEN ${col} IS NULL THEN NULL ELSE replace(${col}, ' ', 'T') || '.000Z' END`;
+
+/** Builds `out` from the harness dataset with svc's schema; returns the plain bearer token. */
+export async function buildSvcDatabase(dataset, out) {
+  for (const f of [out, `${out}-wal`, `${out}-shm`]) fs.rmSync(f, { force: true });
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const dist = (p) => import(path.join(ROOT, 'dist', p));
+  const [{ connectDatabase }, { migrate }, { issueToken }] = await Promise.all([
+    dist('database/connect.js'), dist('database/migrator.js'), dist('auth/tokens/api-token.js')]);
+  const svcDb = connectDatabase(`sqlite:${out}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536 } });
+  await migrate(svcDb.db, ['system', 'data']);
+  await svcDb.close();
+
+  const db = new Database(out);
+  db.pragma('foreign_keys = ON');
+  db.exec(`ATTACH DATABASE '${dataset.replace(/'/g, "''")}' AS src`);
+  const now = new Date().toISOString();
+  const token = issueToken();
+  db.transaction(() => {
+    db.exec(`
+      INSERT INTO users (id, login, name, email, password_hash, admin, active, created_at, updated_at)
+        SELECT id, 'user' || id, name, email, 'x', 'N', 'Y', ${iso('created_at')}, ${iso('created_at')} FROM src.users;
+      INSERT INTO groups (id, name) SELECT id, name FROM src."groups";
+      INSERT INTO import_templates (id, title, code, description, database_name, mapping_json, csv_model_path,
+          import_mode, active, created_by, created_at, updated_at)
+        SELECT id, title, code, description, database_name, mapping_json, csv_model_path, import_mode, active,
+          created_by, ${iso('created_at')}, ${iso('updated_at')} FROM src.import_templates;
+      INSERT INTO import_template_groups (id, template_id, group_id) SELECT id, template_id, group_id FROM src.import_template_groups;
+      INSERT INTO import_template_users (id, template_id, user_id) SELECT id, template_id, user_id FROM src.import_template_users;
+      -- logs belong to unit 1 (svc counts a unit's logs only)
+      INSERT INTO import_template_logs (id, template_id, unit_id, status, created_at)
+        SELECT id, template_id, 1, status, ${iso('created_at')} FROM src.import_template_logs;`);
+    db.prepare(`INSERT INTO companies (id, name, active, created_at, updated_at) VALUES (1, 'Bench', 'Y', ?, ?)`).run(now, now);
+    db.prepare(`INSERT INTO units (id, name, company_id, active, created_at, updated_at) VALUES (1, 'Main', 1, 'Y', ?, ?)`).run(now, now);
+    db.prepare('INSERT INTO user_units (user_id, unit_id) VALUES (1, 1)').run();
+    db.prepare(`INSERT INTO api_tokens (user_id, unit_id, name, token_hash, abilities, created_at) VALUES (1, 1, 'bench', ?, ?, ?)`)
+      .run(token.hash, JSON.stringify(ABILITIES), now);
+  })();
+  db.exec('DETACH DATABASE src');
+  db.exec('ANALYZE'); // the dataset the ceiling runs on is analysed too
+  db.pragma('wal_checkpoint(TRUNCATE)'); // the harness copies the main file only
+  db.close();
+  return token.plain;
+}
+
+let token = process.env.SVC_TOKEN || null;
+
+// svc's list items also embed the detail arrays; the ceiling's do not, so the probes drop them.
+const listItem = ({ groups, users, ...rest }) => rest;
+
+export default {
+  name: 'svc',
+  label: 'svc (Fastify 5 + Kysely + better-sqlite3)',
+  baseUrl: `http://127.0.0.1:${PORT}`,
+  get token() { return token; },
+  version() {
+    const v = (p) => JSON.parse(fs.readFileSync(path.join(ROOT, p, 'package.json'))).version;
+    const mem = new Database(':memory:');
+    const sqlite = mem.prepare('SELECT sqlite_version()').pluck().get();
+    mem.close();
+    return `svc ${v('.')}, fastify ${v('node_modules/fastify')}, kysely ${v('node_modules/kysely')}, better-sqlite3 ${v('node_modules/better-sqlite3')} (SQLite ${sqlite}), ` +
+      `synchronous ${process.env.SQLITE_SYNCHRONOUS || 'NORMAL'}, cache ${process.env.SQLITE_CACHE_SIZE_KIB || 65536} KiB, WAL`;
+  },
+  async prepare({ dataset, T }) {
+    const out = path.join(WORK_DIR, `harness-${T}.sqlite`);
+    token = await buildSvcDatabase(dataset, out);
+    return out;
+  },
+  start: ({ dbFile }) => ({
+    cmd: process.execPath,
+    args: [path.join(ROOT, 'dist/cli/main.js'), 'serve'],
+    cwd: ROOT,
+    env: { HOST: '127.0.0.1', PORT: String(PORT), DATABASE_URL: `sqlite:${dbFile}`, DATA_DIR: path.join(WORK_DIR, 'data'),
+      LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+  }),
+  readyPath: '/api/import-templates?per_page=1',
+  requests: {
+    L1: { method: 'GET', path: '/api/import-templates?sort=title&direction=asc&page=1&per_page=15' },
+    L2: { method: 'GET', path: `/api/import-templates?filters=${L2_FILTERS}&sort=created_at&direction=desc&page=50&per_page=15` },
+    S1: { method: 'GET', path: '/api/import-templates/<<id>>' },
+    C1: { method: 'POST', path: '/api/import-templates', body: C1_BODY },
+    U1: { method: 'PATCH', path: '/api/import-templates/<<t>>', body: U1_BODY },
+  },
+  // answers: the bare record for show/create/update, {data, meta} for lists
+  canon(type, json, opts = {}) {
+    if (type === 'L1' || type === 'L2') return json.data.map((x) => canonTemplate(listItem(x)));
+    return canonTemplate(json, opts);
+  },
+};
