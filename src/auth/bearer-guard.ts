@@ -49,7 +49,7 @@ export async function authenticateBearer(request: FastifyRequest, options: Beare
   if (token === null) throw await refuse('Unauthenticated.');
   const hash = decodeToken(token);
   if (!hash) throw await refuse('Invalid token.');
-  const identity = await findTokenIdentity(system.db, hash, limiter.inSystemDatabase ? ip : null);
+  const identity = await findTokenIdentity(system, hash, limiter.inSystemDatabase ? ip : null);
   if (!identity || !sameHash(identity.tokenHash, hash)) throw await refuse('Invalid token.');
   const blocked = limiter.blockedBy(limiter.inSystemDatabase ? identity.ipWindow : await limiter.window(ip));
   if (blocked) throw errors.tooManyAttempts();

@@ -1,6 +1,10 @@
-// The acting user, unit and company of a credential row (a token or a session), joined in the
-// credential's own lookup so both modes re-validate the scope in one indexed statement.
+// The acting user, unit and company of a credential row (a token or a session), read in the
+// credential's own lookup so both modes re-validate the scope in one indexed statement. Each
+// related row comes back as one JSON column (a correlated sub-query): on SQLite that reads
+// several times faster than the same columns through joins.
 import { sql, type SelectQueryBuilder } from 'kysely';
+import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
+import { readCasts } from '../model/casts.js';
 import type { Row } from '../model/entity.js';
 import type { ScopeFacts } from './scope-check.js';
 
@@ -14,33 +18,48 @@ export interface Identity extends ScopeFacts {
   readonly linked: boolean;
 }
 
-/** Joins users, units, companies and the user-unit link onto a query over alias `c` with user_id and unit_id. */
+const ref = (column: string) => sql.ref(column);
+
+/** Adds the identity columns to a query over alias `c` that has user_id and unit_id. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function withIdentity(query: SelectQueryBuilder<any, any, Row>): SelectQueryBuilder<any, any, Row> {
-  return query
-    .leftJoin('users as iu', 'iu.id', 'c.user_id')
-    .leftJoin('units as iun', 'iun.id', 'c.unit_id')
-    .leftJoin('companies as ic', 'ic.id', 'iun.company_id')
-    .select(USER_COLUMNS.map((col) => `iu.${col} as user_${col}`))
-    .select(['iun.id as unit_id', 'iun.name as unit_name', 'iun.active as unit_active', 'iun.company_id as unit_company_id', 'iun.connection as unit_connection'])
-    .select(['ic.id as company_id', 'ic.active as company_active'])
-    .select(sql<number>`(select count(*) from user_units l where l.user_id = c.user_id and l.unit_id = c.unit_id)`.as('linked'));
+export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: DialectAdapter): SelectQueryBuilder<any, any, Row> {
+  const user = adapter.jsonObject(Object.fromEntries(USER_COLUMNS.map((column) => [column, ref(`iu.${column}`)])));
+  const unit = adapter.jsonObject({
+    id: ref('iun.id'),
+    name: ref('iun.name'),
+    active: ref('iun.active'),
+    company_id: ref('iun.company_id'),
+    connection: ref('iun.connection'),
+    company_found: sql`(select ic.id from companies ic where ic.id = iun.company_id)`,
+    company_active: sql`(select ic.active from companies ic where ic.id = iun.company_id)`,
+  });
+  return query.select([
+    sql`(select ${user} from users iu where iu.id = c.user_id)`.as('identity_user'),
+    sql`(select ${unit} from units iun where iun.id = c.unit_id)`.as('identity_unit'),
+    sql`(select count(*) from user_units l where l.user_id = c.user_id and l.unit_id = c.unit_id)`.as('identity_linked'),
+  ]);
+}
+
+function object(value: unknown): Row | null {
+  const parsed = readCasts.json(value);
+  return parsed !== null && typeof parsed === 'object' ? (parsed as Row) : null;
 }
 
 export function identityOf(row: Row): Identity {
+  const user = object(row.identity_user);
+  const unit = object(row.identity_unit);
   return {
-    user: row.user_id == null ? null : Object.fromEntries(USER_COLUMNS.map((col) => [col, row[`user_${col}`]])),
-    unit:
-      row.unit_id == null
-        ? null
-        : {
-            id: Number(row.unit_id),
-            name: String(row.unit_name),
-            active: row.unit_active,
-            companyId: row.unit_company_id == null ? null : Number(row.unit_company_id),
-            connection: (row.unit_connection as string | null) ?? null,
-          },
-    company: row.company_id == null ? null : { id: Number(row.company_id), active: row.company_active },
-    linked: Number(row.linked) > 0,
+    user,
+    unit: unit
+      ? {
+          id: Number(unit.id),
+          name: String(unit.name),
+          active: unit.active,
+          companyId: unit.company_id == null ? null : Number(unit.company_id),
+          connection: (unit.connection as string | null) ?? null,
+        }
+      : null,
+    company: unit?.company_found == null ? null : { id: Number(unit.company_found), active: unit.company_active },
+    linked: Number(row.identity_linked) > 0,
   };
 }

@@ -8,6 +8,19 @@ import type { Db } from './database.js';
 const SENTINEL = '\u0000svc-param:';
 const LIMIT = 2000;
 
+/** Runs a SELECT outside any transaction, synchronously, on a connection of its own. */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[];
+
+const readers = new WeakMap<Db, DirectReader>();
+
+/**
+ * Lets cached SELECTs on `db` (never on one of its transactions) skip the query executor: an
+ * engine whose driver reads synchronously (SQLite) registers its read-only connection here.
+ */
+export function registerDirectReader(db: Db, reader: DirectReader): void {
+  readers.set(db, reader);
+}
+
 /** A named placeholder for a value that changes from one execution to the next. */
 export function param<T = unknown>(name: string): RawBuilder<T> {
   return sql<T>`${SENTINEL + name}`;
@@ -15,6 +28,7 @@ export function param<T = unknown>(name: string): RawBuilder<T> {
 
 interface Template {
   readonly sql: string;
+  readonly select: boolean;
   readonly query: CompiledQuery['query'];
   /** Per compiled parameter: the placeholder's name, or the literal value the builder bound. */
   readonly slots: ReadonlyArray<{ readonly name: string } | { readonly value: unknown }>;
@@ -30,6 +44,7 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
     const compiled = build().compile();
     template = {
       sql: compiled.sql,
+      select: compiled.query.kind === 'SelectQueryNode',
       query: compiled.query,
       slots: compiled.parameters.map((p) =>
         typeof p === 'string' && p.startsWith(SENTINEL) ? { name: p.slice(SENTINEL.length) } : { value: p },
@@ -52,6 +67,8 @@ export async function runCached<R>(db: Db, key: string, build: () => Compilable<
     if (!(slot.name in values)) throw new Error(`Query "${key}" needs a value for "${slot.name}"`);
     return values[slot.name];
   });
+  const reader = template.select && !db.isTransaction ? readers.get(db) : undefined;
+  if (reader) return reader(template.sql, parameters) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
 }

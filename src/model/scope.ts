@@ -1,9 +1,11 @@
 // Who is acting and where: set by the auth middleware (SPEC.md 5.1.3), read by unit- and
-// tenant-bound entities to filter and stamp, and by resources for their own checks. Conditions
-// use named placeholders so a query's compiled SQL is reused whatever the unit
-// (database/query-cache); every query of a request takes the same `scopeValues`.
+// tenant-bound entities to filter and stamp, and by resources for their own checks.
+//
+// The unit and tenant ids are written into the SQL as integer literals, and the query's shape
+// key names them, so each unit gets its own compiled statement (units are few). A bound
+// parameter there would make SQLite re-prepare the statement at every execution once ANALYZE
+// has gathered stat4 samples on the column: several times the cost of running it.
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { param } from '../database/query-cache.js';
 import type { Entity } from './entity.js';
 
 export interface Scope {
@@ -20,26 +22,20 @@ export interface ScopeConditions {
   readonly where: ReadonlyArray<Expression<SqlBool>>;
 }
 
-/** Which scope conditions apply to the entity ('', 'u', 't' or 'ut'): part of a query's shape. */
+const bindsUnit = (entity: Entity, scope: Scope) => entity.unitColumn !== null && scope.unitId !== null;
+const bindsTenant = (entity: Entity, scope: Scope) => entity.tenantColumn !== null && scope.tenantId !== null;
+
+/** Which scope conditions apply to the entity, with their ids: part of a query's shape key. */
 export function scopeKey(entity: Entity, scope: Scope): string {
-  return (entity.unitColumn && scope.unitId !== null ? 'u' : '') + (entity.tenantColumn && scope.tenantId !== null ? 't' : '');
+  return (bindsUnit(entity, scope) ? `u${scope.unitId}` : '') + (bindsTenant(entity, scope) ? `t${scope.tenantId}` : '');
 }
 
 /** The conditions that keep a unit- or tenant-bound entity's rows to the caller's. */
 export function scopeConditions(entity: Entity, scope: Scope): ScopeConditions {
-  const key = scopeKey(entity, scope);
   const where: Array<Expression<SqlBool>> = [];
-  if (key.includes('u')) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.unitColumn}`)} = ${param('scope_unit')}`);
-  if (key.includes('t')) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.tenantColumn}`)} = ${param('scope_tenant')}`);
-  return { key, where };
-}
-
-/** The placeholder values of every scope condition. */
-export function scopeValues(scope: Scope): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  if (scope.unitId !== null) values.scope_unit = scope.unitId;
-  if (scope.tenantId !== null) values.scope_tenant = scope.tenantId;
-  return values;
+  if (bindsUnit(entity, scope)) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.unitColumn}`)} = ${sql.lit(Math.trunc(Number(scope.unitId)))}`);
+  if (bindsTenant(entity, scope)) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.tenantColumn}`)} = ${sql.lit(Math.trunc(Number(scope.tenantId)))}`);
+  return { key: scopeKey(entity, scope), where };
 }
 
 /** The columns a new record is stamped with from the scope; the payload cannot choose them. */

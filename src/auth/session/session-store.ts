@@ -61,6 +61,7 @@ export function databaseSessionStore(database: Database): SessionStore {
               .selectFrom('sessions as c')
               .select(['c.user_id as session_user_id', 'c.unit_id as session_unit_id', 'c.csrf_token', 'c.last_activity'])
               .where('c.id', '=', param('key')),
+            adapter,
           ),
         { key },
       );

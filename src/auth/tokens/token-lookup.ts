@@ -1,9 +1,10 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
 // user, unit and company (auth/identity-query.ts), so every request re-validates the scope, and,
 // when the failure counters live in the same database, the caller IP's failure window.
-import type { Db } from '../../database/database.js';
+import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import { sql } from 'kysely';
+import { readCasts } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import type { FailureWindow } from '../failure-limiter.js';
 import { failureWindow } from '../stores/database-failure-store.js';
@@ -20,6 +21,11 @@ export interface TokenIdentity extends Identity {
   readonly ipWindow: FailureWindow | null;
 }
 
+function ipWindow(value: unknown) {
+  const window = readCasts.json(value) as { failures?: unknown; started_at?: unknown } | null;
+  return window && typeof window === 'object' ? failureWindow(window.failures, window.started_at) : null;
+}
+
 function parseAbilities(value: unknown): string[] {
   try {
     const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
@@ -30,7 +36,8 @@ function parseAbilities(value: unknown): string[] {
 }
 
 /** The token by its hash; with `ip`, also that IP's failure window from auth_failures. */
-export async function findTokenIdentity(db: Db, hash: string, ip: string | null): Promise<TokenIdentity | null> {
+export async function findTokenIdentity(database: Database, hash: string, ip: string | null): Promise<TokenIdentity | null> {
+  const { db, adapter } = database;
   const [row] = await runCached<Row>(
     db,
     ip === null ? 'token-identity' : 'token-identity-with-window',
@@ -40,10 +47,11 @@ export async function findTokenIdentity(db: Db, hash: string, ip: string | null)
           .selectFrom('api_tokens as c')
           .select(['c.id as token_id', 'c.token_hash', 'c.abilities', 'c.expires_at', 'c.revoked_at', 'c.last_used_at'])
           .where('c.token_hash', '=', param('hash')),
+        adapter,
       );
       if (ip !== null) {
-        const window = (column: string) => sql`(select ${sql.ref(column)} from auth_failures where ip = ${param('ip')})`;
-        query = query.select([window('failures').as('ip_failures'), window('window_started_at').as('ip_window_started_at')]);
+        const window = adapter.jsonObject({ failures: sql.ref('failures'), started_at: sql.ref('window_started_at') });
+        query = query.select(sql`(select ${window} from auth_failures where ip = ${param('ip')})`.as('ip_window'));
       }
       return query;
     },
@@ -58,6 +66,6 @@ export async function findTokenIdentity(db: Db, hash: string, ip: string | null)
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
-    ipWindow: failureWindow(row.ip_failures, row.ip_window_started_at),
+    ipWindow: ipWindow(row.ip_window),
   };
 }

@@ -1,6 +1,6 @@
 // The one place engine differences are described: every dialect folder exports an adapter with
 // the same capabilities (STYLE.md example 3). The engine asks the adapter; it never checks names.
-import type { Expression, SqlBool } from 'kysely';
+import type { Expression, RawBuilder, SqlBool } from 'kysely';
 import type { Db } from '../database.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -21,6 +21,11 @@ export interface DialectAdapter {
   likeInsensitive(column: string, pattern: Expression<unknown>, negate: boolean, unicode: boolean): Expression<SqlBool>;
   /** Inserts one row and returns its generated primary key. */
   insertReturningId(db: Db, table: string, values: Record<string, unknown>, primaryKey: string): Promise<number>;
+  /**
+   * A JSON object built in SQL from named expressions: one column that carries a whole related
+   * row, far cheaper to read than the columns of a join. Read it back with readCasts.json.
+   */
+  jsonObject(fields: Readonly<Record<string, Expression<unknown>>>): RawBuilder<unknown>;
   /** A timestamp value as this engine stores it. */
   toTimestamp(date: Date): unknown;
   /** Maps a driver error to a known kind, or null when it is not one. */

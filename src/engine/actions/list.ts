@@ -6,11 +6,11 @@ import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { assembleRecords, recordsShape, selectRecords } from '../output/records.js';
+import { assembleRecords, recordsShape, selectRecords, type Select } from '../output/records.js';
 import { filterExpression, filtersShape, filterValues, parseFilters } from '../query/filters.js';
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
-import { scopeConditions, scopeKey, scopeValues } from '../../model/scope.js';
+import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { parseSort } from '../query/sort.js';
 
 export interface ListResult {
@@ -28,7 +28,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
   const adapter = adapterFor(context, entity.storage);
   // Built only the first time a shape is seen (the callbacks below); later only the values change.
   const conditions = () => filters.map((f, i) => filterExpression(entity.table, f, i, adapter));
-  const values = { ...scopeValues(context.scope), ...filterValues(filters) };
+  const values = filterValues(filters);
   const filterShape = filtersShape(filters);
 
   const [counted] = await runCached(
@@ -48,15 +48,29 @@ export async function list(resource: Resource, context: EngineContext, input: In
     const sort = order ? `${order.column} ${order.direction}` : '';
     rows = await runCached(
       db,
-      `page:${recordsShape(resource, context.scope)}:${filterShape}:${sort}`,
+      `page:${recordsShape(resource, context.scope)}:${filterShape}:${sort}:${perPage}`,
       () => {
-        let query = conditions().reduce((q, w) => q.where(w), selectRecords(db, resource, context.scope));
-        if (order) query = query.orderBy(`${entity.table}.${order.column}`, order.direction);
-        // The key breaks ties so pages never overlap or skip a row.
-        query = query.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc');
-        return query.limit(param<number>('limit')).offset(param<number>('offset'));
+        const ordered = <Q extends Select>(query: Q): Q => {
+          const sorted = order ? query.orderBy(`${entity.table}.${order.column}`, order.direction) : query;
+          // The key breaks ties so pages never overlap or skip a row.
+          return sorted.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc') as Q;
+        };
+        // LIMIT is a literal (per_page takes few values): SQLite re-prepares a statement at every
+        // execution when its LIMIT is a bound parameter. OFFSET does not have that cost.
+        const page = <Q extends Select>(query: Q): Q => ordered(query).limit(sql.lit(perPage)).offset(param<number>('offset')) as Q;
+        const records = selectRecords(db, resource, context.scope);
+        if (filters.length === 0) return page(records);
+        // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
+        // for the page's rows only, even when the plan filters through one index and sorts.
+        const keys = page(
+          [...scopeConditions(entity, context.scope).where, ...conditions()].reduce(
+            (q, w) => q.where(w),
+            db.selectFrom(entity.table).select(`${entity.table}.${entity.primaryKey}`) as Select,
+          ),
+        );
+        return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', keys));
       },
-      { ...values, limit: perPage, offset },
+      { ...values, offset },
     );
   }
   const records = await assembleRecords(connections, resource, context.scope, rows);

@@ -1,7 +1,7 @@
 // Reading records the way every action answers them: the entity's columns plus the count
 // sub-queries in one statement, then one batched statement per eager-loaded relation, then the
 // full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
@@ -9,7 +9,10 @@ import type { Row } from '../../model/entity.js';
 import { countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
 import type { Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import { scopeConditions, scopeKey, scopeValues } from '../../model/scope.js';
+import { scopeConditions, scopeKey } from '../../model/scope.js';
+
+// A literal: SQLite re-prepares a statement whose LIMIT is a bound parameter at every execution.
+const ONE = sql.lit(1);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Select = SelectQueryBuilder<any, any, Row>;
@@ -23,7 +26,7 @@ export function recordsShape(resource: Resource, scope: Scope): string {
 
 /**
  * `select <columns>, <counts> from <table> where <scope>`: callers add conditions, order and
- * limits, and run it with `scopeValues(scope)` among the values.
+ * limits.
  */
 export function selectRecords(db: Db, resource: Resource, scope: Scope): Select {
   const { entity } = resource;
@@ -70,8 +73,8 @@ export async function findRecord(
   const rows = await runCached(
     db,
     `record:${recordsShape(resource, scope)}:${column}`,
-    () => selectRecords(db, resource, scope).where(`${entity.table}.${column}`, '=', param('id')).limit(1),
-    { ...scopeValues(scope), id },
+    () => selectRecords(db, resource, scope).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
+    { id },
   );
   const [record] = await assembleRecords(connections, resource, scope, rows);
   return record ?? null;
@@ -87,8 +90,8 @@ export async function findStoredRow(db: Db, resource: Resource, scope: Scope, id
       scopeConditions(entity, scope)
         .where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns))
         .where(`${entity.table}.${resource.primaryKey}`, '=', param('id'))
-        .limit(1),
-    { ...scopeValues(scope), id },
+        .limit(ONE),
+    { id },
   );
   return row as Row | undefined;
 }

@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
 import type { Row } from '../entity.js';
-import { scopeConditions, scopeKey, scopeValues, type Scope } from '../scope.js';
+import { scopeConditions, scopeKey, type Scope } from '../scope.js';
 import type { BelongsTo, HasMany } from './relation.js';
 
 /** Keys safe to put in a `where in`, deduplicated, nulls dropped. */
@@ -35,7 +35,7 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
         (q, w) => q.where(w),
         db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', placeholders(keys.length)),
       ),
-    { ...keyValues(keys), ...scopeValues(scope) },
+    keyValues(keys),
   );
   const pick = relation.columns;
   for (const row of rows) {
@@ -59,7 +59,7 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
       scopeConditions(target, scope).where
         .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', placeholders(keys.length)))
         .orderBy(target.primaryKey),
-    { ...keyValues(keys), ...scopeValues(scope) },
+    keyValues(keys),
   );
   for (const row of rows) {
     const key = String(row[relation.foreignKey]);

@@ -16,6 +16,10 @@ export const sqliteAdapter: DialectAdapter = {
     const row = await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow();
     return Number(row[primaryKey]);
   },
+  jsonObject(fields) {
+    const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}, ${value}`);
+    return sql`json_object(${sql.join(pairs)})`;
+  },
   toTimestamp: (date) => date.toISOString(),
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error) || !('code' in error)) return null;

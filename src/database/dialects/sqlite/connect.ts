@@ -1,9 +1,13 @@
 // Opens an embedded SQLite file with the pragmas svc relies on (README "SQLite durability").
+// Two connections: Kysely's, for writes, transactions and migrations, and a read-only one that
+// answers the cached reads of database/query-cache directly. WAL lets it read while a write
+// transaction is open on the other, and it only ever sees committed data.
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database, Db } from '../../database.js';
+import { registerDirectReader } from '../../query-cache.js';
 import { sqliteAdapter } from './adapter.js';
 
 export interface SqliteOptions {
@@ -13,8 +17,7 @@ export interface SqliteOptions {
 
 const STATEMENT_CACHE_LIMIT = 1000;
 
-export function connectSqlite(file: string, options: SqliteOptions): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives a crash of the process; only an OS crash or power
@@ -25,31 +28,74 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   raw.pragma('busy_timeout = 5000');
   raw.defaultSafeIntegers(false);
   raw.function('svc_casefold', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  return raw;
+}
 
-  // Kysely prepares every query it runs; keeping the prepared statements by SQL text turns
-  // that into a map lookup. The same SQL text always has the same shape, so reuse is safe.
+/** Prepared statements kept by SQL text: the same text always has the same shape. */
+function statementCache(raw: BetterSqlite3.Database, counted: () => void): (sqlText: string) => BetterSqlite3.Statement {
   const statements = new Map<string, BetterSqlite3.Statement>();
-  let executed = 0;
-  const cached = {
-    close: () => raw.close(),
-    prepare(sqlText: string) {
-      executed += 1; // Kysely prepares once per execution, so this counts statements run
-      let statement = statements.get(sqlText);
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
-        statement = raw.prepare(sqlText);
-        statements.set(sqlText, statement);
-      }
-      return statement;
-    },
+  return (sqlText) => {
+    counted();
+    let statement = statements.get(sqlText);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
+      statement = raw.prepare(sqlText);
+      statements.set(sqlText, statement);
+    }
+    return statement;
   };
+}
 
-  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: cached }) });
+const columnNames = new WeakMap<BetterSqlite3.Statement, string[]>();
+
+/**
+ * Rows as objects built in JavaScript from better-sqlite3's raw arrays: a quarter faster than
+ * its own objects on the many-row eager loads of a list page.
+ */
+function rowsOf(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): Array<Record<string, unknown>> {
+  let names = columnNames.get(statement);
+  if (!names) {
+    statement.raw(true);
+    names = statement.columns().map((c) => c.name);
+    columnNames.set(statement, names);
+  }
+  const arrays = statement.all(parameters as unknown[]) as unknown[][];
+  const rows = new Array<Record<string, unknown>>(arrays.length);
+  for (let r = 0; r < arrays.length; r += 1) {
+    const values = arrays[r] as unknown[];
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < names.length; c += 1) row[names[c] as string] = values[c];
+    rows[r] = row;
+  }
+  return rows;
+}
+
+export function connectSqlite(file: string, options: SqliteOptions): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const raw = open(file, options);
+  let executed = 0;
+  const count = () => {
+    executed += 1;
+  };
+  // Kysely prepares once per execution, so the cache also counts the statements run.
+  const prepare = statementCache(raw, count);
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: { close: () => raw.close(), prepare } }) });
+
+  // An in-memory database is private to its connection: it gets no reader.
+  const reader = file === ':memory:' ? null : open(file, options);
+  if (reader) {
+    reader.pragma('query_only = ON');
+    const prepareRead = statementCache(reader, count);
+    registerDirectReader(db, (sqlText, parameters) => rowsOf(prepareRead(sqlText), parameters));
+  }
   return {
     db,
     adapter: sqliteAdapter,
     statementCount: () => executed,
     transaction: (work) => db.transaction().execute(work),
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      reader?.close();
+    },
   };
 }
