@@ -8,8 +8,12 @@ import type { Db } from './database.js';
 const SENTINEL = '\u0000svc-param:';
 const LIMIT = 2000;
 
-/** Runs a SELECT outside any transaction, synchronously, on a connection of its own. */
-export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[];
+/**
+ * Runs a SELECT outside any transaction, synchronously, on a connection of its own. With
+ * `memo`, it may answer from the result of the same query as long as the database has not
+ * changed since (exact, not a time-based cache).
+ */
+export type DirectReader = (sql: string, parameters: readonly unknown[], memo: boolean) => unknown[];
 
 const readers = new WeakMap<Db, DirectReader>();
 
@@ -24,6 +28,16 @@ export function registerDirectReader(db: Db, reader: DirectReader): void {
 /** A named placeholder for a value that changes from one execution to the next. */
 export function param<T = unknown>(name: string): RawBuilder<T> {
   return sql<T>`${SENTINEL + name}`;
+}
+
+/** `count` placeholders named `<prefix>0..`: one compiled statement per list length. */
+export function paramList(prefix: string, count: number): Array<RawBuilder<unknown>> {
+  return Array.from({ length: count }, (_, i) => param(`${prefix}${i}`));
+}
+
+/** The values of `paramList(prefix, values.length)`. */
+export function paramListValues(prefix: string, values: readonly unknown[]): Record<string, unknown> {
+  return Object.fromEntries(values.map((value, i) => [`${prefix}${i}`, value]));
 }
 
 interface Template {
@@ -59,8 +73,16 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
 /**
  * Runs the query of shape `key` (built by `build` the first time, with `param(name)` for every
  * varying value) with `values` for its placeholders. Every placeholder must have a value.
+ * `memo` marks an expensive aggregate (a list's total) whose result the engine may reuse while
+ * the database is unchanged.
  */
-export async function runCached<R>(db: Db, key: string, build: () => Compilable<R>, values: Readonly<Record<string, unknown>>): Promise<R[]> {
+export async function runCached<R>(
+  db: Db,
+  key: string,
+  build: () => Compilable<R>,
+  values: Readonly<Record<string, unknown>>,
+  options: { readonly memo?: boolean } = {},
+): Promise<R[]> {
   const template = templateOf(db, key, build);
   const parameters = template.slots.map((slot) => {
     if (!('name' in slot)) return slot.value;
@@ -68,7 +90,7 @@ export async function runCached<R>(db: Db, key: string, build: () => Compilable<
     return values[slot.name];
   });
   const reader = template.select && !db.isTransaction ? readers.get(db) : undefined;
-  if (reader) return reader(template.sql, parameters) as R[];
+  if (reader) return reader(template.sql, parameters, options.memo === true) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
 }

@@ -40,6 +40,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
         db.selectFrom(entity.table).select(sql<number>`count(*)`.as('total')),
       ),
     values,
+    { memo: true },
   );
   const total = Number(counted?.total ?? 0);
 

@@ -1,7 +1,7 @@
 // Batched eager loading (STYLE.md example 10): one `where in` statement per relation for a whole
 // page of parents, never one per row; counts are correlated sub-queries of the parent select.
 import { sql, type RawBuilder } from 'kysely';
-import { param, runCached } from '../../database/query-cache.js';
+import { paramList, paramListValues, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
 import type { Row } from '../entity.js';
 import { scopeConditions, scopeKey, type Scope } from '../scope.js';
@@ -16,10 +16,6 @@ function distinctKeys(values: unknown[]): Array<string | number> {
   return [...seen];
 }
 
-// One placeholder per key: the compiled statement is reused for every page of the same size.
-const placeholders = (count: number) => Array.from({ length: count }, (_, i) => param(`k${i}`));
-const keyValues = (keys: Array<string | number>) => Object.fromEntries(keys.map((key, i) => [`k${i}`, key]));
-
 /** Target records by owner key (as string), serialised by the target entity. */
 export async function loadBelongsTo(connections: Connections, relation: BelongsTo, parents: Row[], scope: Scope): Promise<Map<string, Row>> {
   const target = relation.target();
@@ -33,9 +29,9 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),
-        db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', placeholders(keys.length)),
+        db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', paramList('k', keys.length)),
       ),
-    keyValues(keys),
+    paramListValues('k', keys),
   );
   const pick = relation.columns;
   for (const row of rows) {
@@ -57,9 +53,9 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
     `many:${target.table}:${relation.foreignKey}:${keys.length}:${scopeKey(target, scope)}`,
     () =>
       scopeConditions(target, scope).where
-        .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', placeholders(keys.length)))
+        .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', paramList('k', keys.length)))
         .orderBy(target.primaryKey),
-    keyValues(keys),
+    paramListValues('k', keys),
   );
   for (const row of rows) {
     const key = String(row[relation.foreignKey]);

@@ -70,6 +70,37 @@ function rowsOf(statement: BetterSqlite3.Statement, parameters: readonly unknown
   return rows;
 }
 
+const MEMO_LIMIT = 500;
+
+/**
+ * Results kept while the database is unchanged: PRAGMA data_version, read on this connection,
+ * moves whenever any other connection (ours or another process's) commits, so an answer from
+ * the memo is exactly what the query would return now. Used for list totals, whose count(*) is
+ * the costly part of a filtered list on a large table.
+ */
+function resultMemo(reader: BetterSqlite3.Database, counted: () => void) {
+  const version = reader.prepare('PRAGMA data_version').pluck();
+  const results = new Map<string, Array<Record<string, unknown>>>();
+  let seen: unknown = null;
+  return (sqlText: string, parameters: readonly unknown[], run: () => Array<Record<string, unknown>>) => {
+    const now = version.get();
+    if (now !== seen) {
+      results.clear();
+      seen = now;
+    }
+    const key = `${sqlText}\u0000${JSON.stringify(parameters)}`;
+    let rows = results.get(key);
+    // A hit still ran one statement (the version check), so statement counts stay fixed.
+    if (rows) counted();
+    else {
+      if (results.size >= MEMO_LIMIT) results.clear();
+      rows = run();
+      results.set(key, rows);
+    }
+    return rows;
+  };
+}
+
 export function connectSqlite(file: string, options: SqliteOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const raw = open(file, options);
@@ -86,7 +117,10 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   if (reader) {
     reader.pragma('query_only = ON');
     const prepareRead = statementCache(reader, count);
-    registerDirectReader(db, (sqlText, parameters) => rowsOf(prepareRead(sqlText), parameters));
+    const memo = resultMemo(reader, count);
+    registerDirectReader(db, (sqlText, parameters, memoize) =>
+      memoize ? memo(sqlText, parameters, () => rowsOf(prepareRead(sqlText), parameters)) : rowsOf(prepareRead(sqlText), parameters),
+    );
   }
   return {
     db,
