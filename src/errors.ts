@@ -57,6 +57,12 @@ export const errors = {
   pusherInvalidEvent: (reason: string) => new HttpError('PUSHER_INVALID_EVENT', 400, { error: reason }),
   pusherEventTooLarge: (limit: number) =>
     new HttpError('PUSHER_EVENT_TOO_LARGE', 413, { error: `The event data must not be larger than ${limit} bytes.` }),
+  // The signed-request driver (README "Signed-request driver"); its 401s count toward the per-IP limit.
+  driverUnauthenticated: (reason: string) => new HttpError('DRIVER_UNAUTHENTICATED', 401, { error: reason }),
+  driverTableNotFound: () => new HttpError('DRIVER_TABLE_NOT_FOUND', 404, { error: 'Table not found' }),
+  /** A statement the database refused or cancelled: the 422 shape of every refusal, under `sql`. */
+  driverStatementRefused: (message: string) =>
+    new HttpError('DRIVER_STATEMENT_REFUSED', 422, { message, errors: { sql: [message] } }),
   serviceUnavailable: () =>
     new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }),
   server: (detail?: { message: string; exception: string; trace: string[] }) =>

@@ -15,6 +15,9 @@ import { persistentSecret } from './config/secrets.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { migrate } from './database/migrator.js';
+import { DriverConnections } from './driver/driver-connections.js';
+import { registerDriverRoutes } from './driver/driver-routes.js';
+import { MemoryNonceStore } from './driver/nonce-store.js';
 import { buildApp } from './http/build-app.js';
 import { MiddlewareRegistry } from './http/middleware.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
@@ -47,6 +50,8 @@ export async function openDatabase(config: Config): Promise<Database> {
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
+  const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
   const database = await openDatabase(config);
   const clock = options.clock ?? Date.now;
   const dataFor = () => database;
@@ -79,6 +84,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       notifications = new NotificationSender({ database, broadcaster: live.broadcaster, log: app.log, clock });
       const inbox = new NotificationInbox(database, clock);
       registerNotificationRoutes(app, { sender: notifications, inbox, middleware: (spec) => middleware.resolve(spec) });
+      if (driver) registerDriverRoutes(app, { config: config.restDriver, connections: driver, limiter, nonces: new MemoryNonceStore(clock), clock });
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });

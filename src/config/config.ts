@@ -21,6 +21,20 @@ export interface Config {
   readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number };
   /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
   readonly realtime: RealtimeConfig;
+  /** The signed-request driver under /_mad/rest-driver/* (issue 6, README "Signed-request driver"). */
+  readonly restDriver: RestDriverConfig;
+}
+
+export interface RestDriverConfig {
+  readonly enabled: boolean;
+  /** The HMAC-SHA256 key of every request; at least 32 characters when enabled. */
+  readonly secret: string;
+  /** Lets statements write; without it the database refuses every write. */
+  readonly allowWrite: boolean;
+  /** Rows returned at most per statement; more are cut off with `truncated: true`. */
+  readonly maxRows: number;
+  /** Milliseconds a statement may run before it is cancelled. */
+  readonly timeoutMs: number;
 }
 
 export interface RealtimeConfig {
@@ -120,6 +134,26 @@ function realtime(env: Env): RealtimeConfig {
   });
 }
 
+export const MIN_DRIVER_SECRET_LENGTH = 32;
+
+function restDriver(env: Env): RestDriverConfig {
+  const enabled = bool(env, 'REST_DRIVER_ENABLED', false);
+  const secret = env.REST_DRIVER_SECRET ?? '';
+  if (enabled && secret.length < MIN_DRIVER_SECRET_LENGTH) {
+    throw new ConfigError(
+      `REST_DRIVER_ENABLED=true needs REST_DRIVER_SECRET of at least ${MIN_DRIVER_SECRET_LENGTH} characters ` +
+        `(got ${secret.length}); generate one with: openssl rand -hex 32`,
+    );
+  }
+  return Object.freeze({
+    enabled,
+    secret,
+    allowWrite: bool(env, 'REST_DRIVER_ALLOW_WRITE', false),
+    maxRows: int(env, 'REST_DRIVER_MAX_ROWS', 10_000, 1, 1_000_000),
+    timeoutMs: int(env, 'REST_DRIVER_TIMEOUT_MS', 30_000, 10, 3_600_000),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
@@ -146,5 +180,6 @@ export function loadConfig(env: Env = process.env): Config {
       cacheSizeKib: int(env, 'SQLITE_CACHE_SIZE_KIB', 65536, 256, 16 * 1024 * 1024),
     }),
     realtime: realtime(env),
+    restDriver: restDriver(env),
   });
 }

@@ -1,5 +1,6 @@
 // Every CLI command by name (DESIGN.md 3.1).
 import type { Command } from '../command.js';
+import { driverQuery } from './driver-query.js';
 import { migrate } from './migrate.js';
 import { notify } from './notify.js';
 import { companyCreate, groupCreate, unitCreate } from './organisation-create.js';
@@ -21,4 +22,5 @@ export const commands: Record<string, Command> = {
   'token:revoke': tokenRevoke,
   abilities,
   notify,
+  'driver:query': driverQuery,
 };

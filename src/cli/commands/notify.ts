@@ -3,7 +3,7 @@
 // has no session user). With REALTIME_NOTIFICATIONS=true it publishes through the Pusher HTTP
 // API to PUSHER_HOST, or to the local service at HOST:PORT (DESIGN.md 3.6); a failed push is
 // reported on stderr and the command still succeeds, the notifications being stored.
-import type { Config, PusherEndpoint } from '../../config/config.js';
+import type { Config } from '../../config/config.js';
 import { persistentSecret } from '../../config/secrets.js';
 import type { ActionInput } from '../../notifications/notification-input.js';
 import type { Level } from '../../notifications/notification-record.js';
@@ -13,14 +13,9 @@ import { httpBroadcaster } from '../../realtime/http-broadcaster.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { findByIdOrName, printJson, requiredString, withDatabase } from '../database-session.js';
+import { localService } from '../local-service.js';
 
 const USAGE = 'Usage: svc notify <user>[,<user>...] --title=<t> --message=<m> [--level=info|success|warning|danger] [--icon=<name>] [--url=<https://...> | --navigate=</path>]';
-
-/** The service this command would reach on its own machine: a wildcard bind means loopback. */
-function localService(config: Config): PusherEndpoint {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : config.host;
-  return { host: host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, port: config.port, scheme: 'http' };
-}
 
 function broadcasterFor(config: Config): Broadcaster | null {
   const { realtime } = config;

@@ -1,0 +1,69 @@
+// Operator-written SQL, as the signed-request driver runs it: one statement per call, read-only
+// unless writes are allowed, a row cap and a time limit, each enforced by the engine itself
+// rather than by reading the SQL text. Every dialect folder has a raw-sql.ts implementing it.
+
+export interface RawSqlLimits {
+  /** False: the connection is opened so that the database refuses every write. */
+  readonly allowWrite: boolean;
+  /** Rows returned at most; the statement stops at the next one and the result says so. */
+  readonly maxRows: number;
+  /** Milliseconds the statement may run before it is cancelled. */
+  readonly timeoutMs: number;
+}
+
+/** A value a statement may bind: JSON scalars (booleans become what the engine stores for them). */
+export type RawBinding = string | number | boolean | null;
+
+/** A value as it leaves the driver: JSON-safe (big integers as strings, blobs as base64). */
+export type RawValue = string | number | null;
+
+export interface RawColumn {
+  readonly name: string;
+  /** The declared type of the column the value comes from; null for an expression. */
+  readonly type: string | null;
+}
+
+export interface RawResult {
+  readonly columns: readonly RawColumn[];
+  /** One array per row, in the order of `columns` (names may repeat, so not objects). */
+  readonly rows: ReadonlyArray<readonly RawValue[]>;
+  /** True when the statement had more rows than the cap. */
+  readonly truncated: boolean;
+}
+
+export interface RawTable {
+  readonly name: string;
+  readonly type: 'table' | 'view';
+}
+
+export interface RawTableColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly nullable: boolean;
+  /** The default as SQL text, as the catalog holds it. */
+  readonly default: string | null;
+  readonly primary_key: boolean;
+}
+
+export type RawSqlRefusalKind = 'multiple-statements' | 'read-only' | 'timeout' | 'invalid' | 'unavailable';
+
+/** The statement was refused or cancelled; `message` is written for the operator. */
+export class RawSqlError extends Error {
+  constructor(
+    readonly kind: RawSqlRefusalKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RawSqlError';
+  }
+}
+
+export interface RawSql {
+  /** Runs exactly one statement; throws RawSqlError when the database refuses or cancels it. */
+  run(sql: string, bindings: readonly RawBinding[]): Promise<RawResult>;
+  /** Tables and views of the user schema, by name. */
+  tables(): Promise<RawTable[]>;
+  /** The columns of an existing table or view; null when there is none of that name. */
+  columns(table: string): Promise<RawTableColumn[] | null>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,97 @@
+// GET /_mad/rest-driver/tables and /tables/{name}: the user tables and views of the database a
+// request names (`?connection=`, a DB_CONNECTIONS entry; the main database by default), and
+// one table's columns. The name is looked up among existing tables, never spliced into SQL.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { DRIVER, driverEnv, driverQuery, driverRequest } from '../helpers/driver-client.js';
+import { assertJson } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const TABLES = `${DRIVER}/tables`;
+const TABLE_NOT_FOUND = { error: 'Table not found' };
+
+describe('driver: tables and columns', () => {
+  let server: TestServer;
+  let archiveDir: string;
+  before(async () => {
+    // A second database, named by DB_CONNECTIONS.
+    archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-driver-archive-'));
+    const archive = new BetterSqlite3(path.join(archiveDir, 'archive.sqlite'));
+    archive.exec("create table old_orders (id integer primary key, total real not null default 0, note text); insert into old_orders (total) values (9.5)");
+    archive.close();
+    server = await startTestServer(
+      driverEnv({
+        DB_CONNECTIONS: JSON.stringify({ archive: `sqlite:${path.join(archiveDir, 'archive.sqlite')}`, missing: `sqlite:${path.join(archiveDir, 'missing.sqlite')}` }),
+      }),
+      { anonymous: true },
+    );
+    await sql`create view active_companies as select id, name from companies where active = 'Y'`.execute(server.service.database.db);
+  });
+  after(async () => {
+    await server.close();
+    fs.rmSync(archiveDir, { recursive: true, force: true });
+  });
+
+  it('lists the tables and views by name, without SQLite\'s own', async () => {
+    const reply = await driverRequest(server.url, 'GET', TABLES);
+    assertJson(reply, 200);
+    const tables: Array<{ name: string; type: string }> = reply.body.tables;
+    assert.deepStrictEqual(tables.find((t) => t.name === 'companies'), { name: 'companies', type: 'table' });
+    assert.deepStrictEqual(tables.find((t) => t.name === 'active_companies'), { name: 'active_companies', type: 'view' });
+    assert.deepStrictEqual(tables.map((t) => t.name), [...tables.map((t) => t.name)].sort());
+    assert.equal(tables.some((t) => t.name.startsWith('sqlite_')), false);
+  });
+
+  it('describes a table\'s columns: name, declared type, nullable, default, primary key', async () => {
+    assertJson(await driverRequest(server.url, 'GET', `${TABLES}/companies`), 200, {
+      name: 'companies',
+      columns: [
+        { name: 'id', type: 'INTEGER', nullable: false, default: null, primary_key: true },
+        { name: 'name', type: 'varchar(200)', nullable: false, default: null, primary_key: false },
+        { name: 'active', type: 'varchar(1)', nullable: false, default: "'Y'", primary_key: false },
+        { name: 'created_at', type: 'TEXT', nullable: true, default: null, primary_key: false },
+        { name: 'updated_at', type: 'TEXT', nullable: true, default: null, primary_key: false },
+      ],
+    });
+    const view = await driverRequest(server.url, 'GET', `${TABLES}/active_companies`);
+    assert.deepStrictEqual(view.body.columns.map((c: { name: string }) => c.name), ['id', 'name']);
+  });
+
+  it('answers 404 {error: "Table not found"} for a name that is not a table, however it is written', async () => {
+    for (const name of ['no_such_table', 'sqlite_schema', 'COMPANIES', encodeURIComponent('companies; drop table groups'), encodeURIComponent("companies') --")]) {
+      assertJson(await driverRequest(server.url, 'GET', `${TABLES}/${name}`), 404, TABLE_NOT_FOUND);
+    }
+    const groups = await driverRequest(server.url, 'GET', `${TABLES}/groups`);
+    assertJson(groups, 200);
+  });
+
+  it('reaches a DB_CONNECTIONS database by name, for the catalog and for queries', async () => {
+    assertJson(await driverRequest(server.url, 'GET', `${TABLES}?connection=archive`), 200, { tables: [{ name: 'old_orders', type: 'table' }] });
+    assertJson(await driverRequest(server.url, 'GET', `${TABLES}/old_orders?connection=archive`), 200, {
+      name: 'old_orders',
+      columns: [
+        { name: 'id', type: 'INTEGER', nullable: false, default: null, primary_key: true },
+        { name: 'total', type: 'REAL', nullable: false, default: '0', primary_key: false },
+        { name: 'note', type: 'TEXT', nullable: true, default: null, primary_key: false },
+      ],
+    });
+    assertJson(await driverRequest(server.url, 'GET', `${TABLES}/companies?connection=archive`), 404, TABLE_NOT_FOUND);
+    const query = await driverQuery(server.url, 'select id, total from old_orders', undefined, { connection: 'archive' });
+    assert.deepStrictEqual(query.body.rows, [[1, 9.5]]);
+  });
+
+  it('answers 422 for an unknown connection and 503 for one whose file cannot be opened', async () => {
+    const invalid = { message: 'The selected connection is invalid.', errors: { connection: ['The selected connection is invalid.'] } };
+    assertJson(await driverRequest(server.url, 'GET', `${TABLES}?connection=nowhere`), 422, invalid);
+    assertJson(await driverQuery(server.url, 'select 1', undefined, { connection: 'nowhere' }), 422, invalid);
+    const unavailable = { message: 'The database is unavailable. Try again shortly.' };
+    assertJson(await driverRequest(server.url, 'GET', `${TABLES}?connection=missing`), 503, unavailable);
+    assertJson(await driverQuery(server.url, 'select 1', undefined, { connection: 'missing' }), 503, unavailable);
+    assert.equal(fs.existsSync(path.join(archiveDir, 'missing.sqlite')), false);
+  });
+});
