@@ -2,7 +2,6 @@
 // behaviour under test), tokens issued through the token service, requests from a chosen local
 // address (the per-IP limit), and a second server over an existing DATA_DIR.
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
@@ -117,29 +116,7 @@ export function assert429(reply: Reply): void {
 
 /** One request whose socket is bound to `localAddress` (e.g. 127.0.0.2: another client IP). */
 export function requestFrom(localAddress: string, baseUrl: string, method: string, target: string, headers: Record<string, string> = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(new URL(target, baseUrl), { method, headers, localAddress, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const replyHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        let body: unknown;
-        try {
-          body = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body });
-      });
-    });
-    request.on('error', reject);
-    request.end();
-  });
+  return httpRequest(baseUrl, method, target, { headers, localAddress });
 }
 
 export interface SecondServer {

@@ -7,7 +7,12 @@ import type { Reply, RequestOptions } from './test-server.js';
 export type { Reply, RequestOptions };
 
 /** Sends one request; `body` is JSON-encoded unless `raw` is given. Any method may carry a body. */
-export function httpRequest(baseUrl: string, method: string, target: string, options: RequestOptions = {}): Promise<Reply> {
+export function httpRequest(
+  baseUrl: string,
+  method: string,
+  target: string,
+  options: RequestOptions & { readonly localAddress?: string } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   let payload: string | undefined = options.raw;
   if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
@@ -16,7 +21,9 @@ export function httpRequest(baseUrl: string, method: string, target: string, opt
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const request = http.request(new URL(target, baseUrl), { method, headers }, (response) => {
+    // A socket bound to another local address (127.0.0.2) is another client IP.
+    const socket = options.localAddress ? { localAddress: options.localAddress, agent: false } : {};
+    const request = http.request(new URL(target, baseUrl), { method, headers, ...socket }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
