@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { otherRouteMiddleware, serviceRoutes } from '../../src/app/routes.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
@@ -14,29 +13,16 @@ import { connectDatabase } from '../../src/database/connect.js';
 import { assertJson } from '../helpers/http.js';
 import { assertBearer401, bearer, startServerOn, type SecondServer } from '../helpers/bearer.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
+import { runCli, type Run } from '../helpers/cli.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN_SHAPE = /^svc_api_[0-9A-Za-z]{38}$/;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** Runs `svc <args>` with DATA_DIR=`dataDir` and the server's other settings at their defaults. */
 function svc(dataDir: string, ...args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'silent' };
   for (const name of ['DATABASE_URL', 'DB_CONNECTIONS', 'TENANT_ISOLATION', 'APP_SECRET']) delete env[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(env, args);
 }
 
 /** Asserts a successful run and returns its stdout parsed as JSON (typed loosely, like Reply.body). */

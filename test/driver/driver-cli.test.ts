@@ -2,36 +2,21 @@
 // REST_DRIVER_SECRET and sends to the service at HOST:PORT: the answer's JSON on stdout; a
 // refusal on stderr with exit 1, bad input exit 2. And `svc serve` refuses a short secret.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { DRIVER_SECRET, driverEnv } from '../helpers/driver-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { runCli, type Run } from '../helpers/cli.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /** Runs the real CLI from source with `env` on top of a clean environment. */
 function svc(env: Record<string, string>, ...args: string[]): Promise<Run> {
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
   for (const name of Object.keys(base)) if (/^(REST_DRIVER_|DATABASE_URL|DB_CONNECTIONS|HOST|PORT)/.test(name)) delete base[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...base, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli({ ...base, ...env }, args);
 }
 
 describe('svc driver:query', { concurrency: true }, () => {

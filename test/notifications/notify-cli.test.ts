@@ -4,36 +4,20 @@
 // publishes through the Pusher HTTP API to the local service (or PUSHER_HOST), and a push that
 // fails is reported on stderr without failing the command.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { channelAuth } from '../../src/realtime/pusher-signatures.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { REALTIME_ENV, RawSocket, dataOf, seedLoginUser } from '../realtime/realtime-clients.js';
+import { runCli, type Run } from '../helpers/cli.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 function svc(env: Record<string, string>, ...args: string[]): Promise<Run> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ADMIN_PASSWORD, LOG_LEVEL: 'silent', ...env };
   for (const name of ['DATABASE_URL', 'APP_SECRET', 'PUSHER_HOST', 'PUSHER_PORT', 'PUSHER_SCHEME', 'REALTIME_NOTIFICATIONS']) if (!(name in env)) delete childEnv[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'notify', ...args], { cwd: ROOT, env: childEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(childEnv, ['notify', ...args]);
 }
 
 describe('svc notify', () => {
