@@ -7,9 +7,8 @@ import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import { countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
-import type { Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import { scopeConditions, scopeKey } from '../../model/scope.js';
+import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 
 // A literal: SQLite re-prepares a statement whose LIMIT is a bound parameter at every execution.
 const ONE = sql.lit(1);

@@ -5,9 +5,8 @@
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import type { Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import { scopeStamps } from '../../model/scope.js';
+import { scopeStamps, type Scope } from '../../model/scope.js';
 import type { Payload } from './payload.js';
 import type { StoredDetails } from './validate-write.js';
 import { storedValues, timestampValues } from './stored-values.js';
