@@ -10,6 +10,7 @@ import type { Clock, FailureLimiter } from './failure-limiter.js';
 import { scopeRefusal } from './scope-check.js';
 import { decodeToken, sameHash } from './tokens/api-token.js';
 import { findTokenIdentity } from './tokens/token-lookup.js';
+import { toMillis } from '../model/casts.js';
 
 export interface BearerOptions {
   readonly system: Database;
@@ -21,12 +22,6 @@ export interface BearerOptions {
 }
 
 const LAST_USED_EVERY_MS = 60_000;
-
-function millis(value: unknown): number | null {
-  if (value == null) return null;
-  const time = value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
-  return Number.isNaN(time) ? null : time;
-}
 
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -55,13 +50,13 @@ export async function authenticateBearer(request: FastifyRequest, options: Beare
   if (blocked) throw errors.tooManyAttempts();
   if (identity.revokedAt != null) throw await refuse('Token revoked.', false);
   const now = options.clock();
-  const expiresAt = millis(identity.expiresAt);
+  const expiresAt = toMillis(identity.expiresAt);
   if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.', false);
 
   const refusal = scopeRefusal(identity, options.tenantIsolation);
   if (refusal || !identity.user || !identity.unit) throw errors.bearerForbidden(refusal ?? 'Forbidden.');
 
-  const lastUsed = millis(identity.lastUsedAt);
+  const lastUsed = toMillis(identity.lastUsedAt);
   if (lastUsed === null || now - lastUsed >= LAST_USED_EVERY_MS) {
     await system.db.updateTable('api_tokens').set({ last_used_at: system.adapter.toTimestamp(new Date(now)) }).where('id', '=', identity.tokenId).execute();
   }

@@ -19,6 +19,19 @@ function toIso(value: unknown): unknown {
   return value;
 }
 
+/** A stored timestamp (Date, ISO or SQL text) as milliseconds since the epoch, or null. */
+export function toMillis(value: unknown): number | null {
+  if (value == null) return null;
+  const time = value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
+  return Number.isNaN(time) ? null : time;
+}
+
+/** A record id from a payload or a path: a non-negative safe integer, or its digits; else null. */
+export function idOf(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
 export const readCasts: Record<CastType, ReadCast> = {
   integer: (v) => (v == null ? null : typeof v === 'number' ? v : Number(v)),
   float: (v) => (v == null ? null : Number(v)),

@@ -24,26 +24,33 @@ export function httpRequest(
     // A socket bound to another local address (127.0.0.2) is another client IP.
     const socket = options.localAddress ? { localAddress: options.localAddress, agent: false } : {};
     const request = http.request(new URL(target, baseUrl), { method, headers, ...socket }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const replyHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        let body: unknown;
-        try {
-          body = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body });
-      });
+      readReply(response).then(resolve, reject);
     });
     request.on('error', reject);
     request.end(payload);
+  });
+}
+
+/** Collects a node:http response into a Reply (body parsed when it is JSON). */
+export function readReply(response: http.IncomingMessage): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('error', reject);
+    response.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(response.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      resolve({ status: response.statusCode ?? 0, headers, text, body });
+    });
   });
 }
 

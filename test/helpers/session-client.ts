@@ -4,7 +4,7 @@
 // otherwise. Built on node:http so every Set-Cookie line arrives separately.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { Reply } from './http.js';
+import { readReply, type Reply } from './http.js';
 import { ADMIN_PASSWORD } from './test-server.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -106,24 +106,8 @@ export class SessionClient {
     }
     return new Promise((resolve, reject) => {
       const request = http.request(new URL(target, this.baseUrl), { method, headers, agent: false }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          this.keep(response.headers['set-cookie'] ?? []);
-          const text = Buffer.concat(chunks).toString('utf8');
-          const replyHeaders = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) {
-            if (value !== undefined) replyHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-          }
-          let body: unknown;
-          try {
-            body = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, headers: replyHeaders, text, body });
-        });
+        this.keep(response.headers['set-cookie'] ?? []);
+        readReply(response).then(resolve, reject);
       });
       request.on('error', reject);
       request.end(payload);

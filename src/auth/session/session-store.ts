@@ -6,6 +6,7 @@ import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { identityOf, withIdentity, type Identity } from '../identity-query.js';
+import { toMillis } from '../../model/casts.js';
 
 export interface SessionRecord {
   /** SHA-256 hex of the session id carried by the cookie. */
@@ -28,10 +29,6 @@ export interface SessionStore {
 
 export function sessionKey(sessionId: string): string {
   return createHash('sha256').update(sessionId).digest('hex');
-}
-
-function millis(value: unknown): number {
-  return value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
 }
 
 export function databaseSessionStore(database: Database): SessionStore {
@@ -72,7 +69,7 @@ export function databaseSessionStore(database: Database): SessionStore {
           userId: Number(row.session_user_id),
           unitId: Number(row.session_unit_id),
           csrfSecret: String(row.csrf_token),
-          lastActivity: millis(row.last_activity),
+          lastActivity: toMillis(row.last_activity) ?? 0,
         },
         identity: identityOf(row),
       };

@@ -2,14 +2,11 @@
 import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { FailureStore, FailureWindow } from '../failure-limiter.js';
-
-function millis(value: unknown): number {
-  return value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
-}
+import { toMillis } from '../../model/casts.js';
 
 /** A window read from auth_failures columns (null when the IP has no row). */
 export function failureWindow(failures: unknown, startedAt: unknown): FailureWindow | null {
-  return failures == null ? null : { failures: Number(failures), startedAt: millis(startedAt) };
+  return failures == null ? null : { failures: Number(failures), startedAt: toMillis(startedAt) ?? 0 };
 }
 
 export function databaseFailureStore(database: Database): FailureStore {
@@ -30,7 +27,7 @@ export function databaseFailureStore(database: Database): FailureStore {
         const row = await trx.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', ip).executeTakeFirst();
         const fresh = { failures: 1, window_started_at: adapter.toTimestamp(new Date(now)) };
         if (!row) await trx.insertInto('auth_failures').values({ ip, ...fresh }).execute();
-        else if (now >= millis(row.window_started_at) + windowMs) await trx.updateTable('auth_failures').set(fresh).where('ip', '=', ip).execute();
+        else if (now >= (toMillis(row.window_started_at) ?? 0) + windowMs) await trx.updateTable('auth_failures').set(fresh).where('ip', '=', ip).execute();
         else await trx.updateTable('auth_failures').set({ failures: Number(row.failures) + 1 }).where('ip', '=', ip).execute();
       });
     },

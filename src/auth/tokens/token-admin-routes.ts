@@ -6,6 +6,7 @@ import type { Database } from '../../database/database.js';
 import { errors } from '../../errors.js';
 import type { Middleware } from '../../http/middleware.js';
 import { createToken, listTokens, revokeToken } from './token-service.js';
+import { idOf } from '../../model/casts.js';
 
 export interface TokenAdminOptions {
   readonly system: Database;
@@ -16,11 +17,6 @@ export interface TokenAdminOptions {
 
 function requireAdmin(request: FastifyRequest): void {
   if (request.svc?.user.admin !== 'Y') throw errors.unauthorized();
-}
-
-function integer(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
 }
 
 export function registerTokenAdminRoutes(app: FastifyInstance, options: TokenAdminOptions): void {
@@ -42,8 +38,8 @@ export function registerTokenAdminRoutes(app: FastifyInstance, options: TokenAdm
   app.post('/app/tokens-api', { preHandler }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const bag: Record<string, string[]> = {};
-    const userId = integer(body.user_id);
-    const unitId = integer(body.unit_id);
+    const userId = idOf(body.user_id);
+    const unitId = idOf(body.unit_id);
     if (userId === null) bag.user_id = ['The user id field must be an integer.'];
     if (unitId === null) bag.unit_id = ['The unit id field must be an integer.'];
     if (typeof body.name !== 'string') bag.name = ['The name field is required.'];
@@ -66,7 +62,7 @@ export function registerTokenAdminRoutes(app: FastifyInstance, options: TokenAdm
   });
 
   app.delete('/app/tokens-api/:token', { preHandler }, async (request) => {
-    const id = integer((request.params as Record<string, string>).token);
+    const id = idOf((request.params as Record<string, string>).token);
     const record = id === null ? null : await revokeToken(system, id);
     if (!record) throw errors.resourceNotFound();
     return { message: 'Token revoked.', data: record };

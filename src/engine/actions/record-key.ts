@@ -1,12 +1,10 @@
 // The id of show, update and delete: the route's last parameter, or on direct invocation the
 // input field named like the primary key (SPEC.md 4.1). A malformed id is simply not found.
 import type { Resource } from '../definition/define-resource.js';
+import { idOf } from '../../model/casts.js';
 
 export function parseKey(resource: Resource, raw: unknown): string | number | null {
-  if (resource.keyIsInteger) {
-    if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 ? raw : null;
-    return typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : null;
-  }
+  if (resource.keyIsInteger) return idOf(raw);
   if (typeof raw === 'number' && Number.isFinite(raw)) return raw;
   return typeof raw === 'string' && raw.length > 0 && raw.length <= 255 ? raw : null;
 }

@@ -8,15 +8,10 @@ import type { Resource } from '../definition/define-resource.js';
 import { databaseLookup } from '../validation/database-lookup.js';
 import { parseRules, validateAll, type ValidationUnit } from '../validation/validator.js';
 import type { Payload } from './payload.js';
+import { idOf } from '../../model/casts.js';
 
 /** Stored detail rows of one master, by relation name, then by row id as a string. */
 export type StoredDetails = ReadonlyMap<string, ReadonlyMap<string, Row>>;
-
-function rowId(value: unknown): number | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
-  return null;
-}
 
 export async function validateWrite(
   connections: Connections,
@@ -42,7 +37,7 @@ export async function validateWrite(
       // A row that is not an object is already refused as a whole; its fields add nothing.
       if (`${name}.${index}` in payload.shapeErrors) return;
       const raw = row[target.primaryKey];
-      const id = raw === undefined ? null : rowId(raw);
+      const id = raw === undefined ? null : idOf(raw);
       const storedRow = id === null ? undefined : storedRows.get(String(id));
       if (raw !== undefined && !storedRow) {
         ownership[`${name}.${index}.${target.primaryKey}`] = [`The selected ${name}.${index}.${target.primaryKey} is invalid.`];
