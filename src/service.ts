@@ -44,7 +44,7 @@ export interface ServiceOptions {
 
 /** Opens DATABASE_URL and brings its schema up to date. */
 export async function openDatabase(config: Config): Promise<Database> {
-  const database = connectDatabase(config.databaseUrl, { sqlite: config.sqlite });
+  const database = connectDatabase(config.databaseUrl, config);
   await migrate(database.db, ['system', 'data']);
   return database;
 }

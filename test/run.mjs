@@ -1,4 +1,8 @@
-// npm test: every *.test.ts under test/, through node:test with tsx for TypeScript.
+// npm test: every *.test.ts under test/, through node:test with tsx for TypeScript; first on
+// SQLite, then again on PostgreSQL and MariaDB/MySQL when TEST_POSTGRES_URL / TEST_MYSQL_URL are
+// set (test/helpers/engines.ts gives each test server a database of its own there).
+//   node test/run.mjs [path-substring...]        every engine whose URL is set
+//   SVC_TEST_ENGINES=postgres node test/run.mjs  only those engines
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -11,11 +15,41 @@ function find(dir) {
   });
 }
 
+// Suites about one engine's own machinery run on SQLite only (the driver runs operator SQL
+// through SQLite's read-only connections; the engine suites prove the rest on every engine).
+const SQLITE_ONLY = [`test${path.sep}driver${path.sep}`];
+
+const ENGINES = [
+  { name: 'sqlite', url: 'always' },
+  { name: 'postgres', url: process.env.TEST_POSTGRES_URL, variable: 'TEST_POSTGRES_URL' },
+  { name: 'mysql', url: process.env.TEST_MYSQL_URL, variable: 'TEST_MYSQL_URL' },
+];
+const chosen = process.env.SVC_TEST_ENGINES?.split(',');
+
 const filter = process.argv.slice(2);
 const files = find('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
 if (files.length === 0) {
   console.error(`No test files match ${filter.join(', ')}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+let failed = false;
+for (const engine of ENGINES) {
+  if (chosen && !chosen.includes(engine.name)) continue;
+  if (!engine.url) {
+    console.log(`\n# ${engine.name}: skipped, ${engine.variable} is not set (the suites run on SQLite only)\n`);
+    continue;
+  }
+  const engineFiles = engine.name === 'sqlite' ? files : files.filter((f) => !SQLITE_ONLY.some((p) => f.includes(p)));
+  if (engineFiles.length === 0) continue;
+  console.log(`\n# ${engine.name}: ${engineFiles.length} test files\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...engineFiles], {
+    stdio: 'inherit',
+    env: { ...process.env, SVC_TEST_ENGINE: engine.name },
+  });
+  if (result.status !== 0) {
+    failed = true;
+    console.log(`\n# ${engine.name}: FAILED (exit ${result.status})\n`);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -45,8 +45,21 @@ function object(value: unknown): Row | null {
   return parsed !== null && typeof parsed === 'object' ? (parsed as Row) : null;
 }
 
+/** The user's columns the service shows (never the password hash). */
+export const USER_RECORD_COLUMNS = USER_COLUMNS;
+
+/** A stored user row as the service shows it: the id a number, timestamps ISO-8601 UTC whatever the engine. */
+export function userRecord(row: Row): Row {
+  return { ...row, id: Number(row.id), created_at: readCasts.datetime(row.created_at), updated_at: readCasts.datetime(row.updated_at) };
+}
+
+function userOf(value: unknown): Row | null {
+  const user = object(value);
+  return user && userRecord(user);
+}
+
 export function identityOf(row: Row): Identity {
-  const user = object(row.identity_user);
+  const user = userOf(row.identity_user);
   const unit = object(row.identity_unit);
   return {
     user,

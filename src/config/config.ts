@@ -19,6 +19,8 @@ export interface Config {
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
   readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number };
+  /** PostgreSQL and MySQL connection pools (each process, worker or not, has its own). */
+  readonly pool: { readonly size: number; readonly statementTimeoutMs: number; readonly connectTimeoutMs: number };
   /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
   readonly realtime: RealtimeConfig;
   /** The signed-request driver under /_mad/rest-driver/* (issue 6, README "Signed-request driver"). */
@@ -178,6 +180,12 @@ export function loadConfig(env: Env = process.env): Config {
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.
       cacheSizeKib: int(env, 'SQLITE_CACHE_SIZE_KIB', 65536, 256, 16 * 1024 * 1024),
+    }),
+    pool: Object.freeze({
+      size: int(env, 'DB_POOL_SIZE', 10, 1, 1000),
+      statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 100, 24 * 3_600_000),
+      // Short: an unreachable database should answer 503 quickly, not hold the request.
+      connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 2_000, 100, 120_000),
     }),
     realtime: realtime(env),
     restDriver: restDriver(env),

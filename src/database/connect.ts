@@ -1,20 +1,28 @@
 // DATABASE_URL -> an open Database. Only this file chooses among the dialect folders.
 import type { Database } from './database.js';
+import { connectMysql } from './dialects/mysql/connect.js';
+import type { PoolOptions } from './dialects/pool-options.js';
+import { connectPostgres } from './dialects/postgres/connect.js';
 import { connectSqlite, type SqliteOptions } from './dialects/sqlite/connect.js';
 import { sqliteRawSql } from './dialects/sqlite/raw-sql.js';
 import type { RawSql, RawSqlLimits } from './raw-sql.js';
 
 export interface ConnectOptions {
   readonly sqlite: SqliteOptions;
+  readonly pool: PoolOptions;
 }
+
+const SCHEMES = 'sqlite:<file>, postgres://user@host/db or mysql://user@host/db';
 
 function unsupported(url: string): Error {
   const scheme = url.split(':')[0];
-  return new Error(`DATABASE_URL scheme "${scheme}:" is not supported yet; use sqlite:<file>`);
+  return new Error(`Database URL scheme "${scheme}:" is not supported; use ${SCHEMES}`);
 }
 
 export function connectDatabase(url: string, options: ConnectOptions): Database {
   if (url.startsWith('sqlite:')) return connectSqlite(url.slice('sqlite:'.length) || ':memory:', options.sqlite);
+  if (/^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options.pool);
+  if (/^(mysql|mariadb):\/\//.test(url)) return connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.pool);
   throw unsupported(url);
 }
 

@@ -7,6 +7,7 @@ import { issueToken, TOKEN_PREFIX } from '../../src/auth/tokens/api-token.js';
 import { assertJson } from '../helpers/http.js';
 import { assertBearer401, bearer, issue } from '../helpers/bearer.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { insertRow } from '../helpers/rows.js';
 
 /** Flips the last character of the checksum, keeping the token's shape. */
 function breakChecksum(token: string): string {
@@ -113,15 +114,11 @@ describe('bearer mode: 401 Unauthenticated', () => {
 
   it('returns 401 for the token of a deleted user (the token goes with the user)', async () => {
     const { db } = server.service.database;
-    const row = await db
-      .insertInto('users')
-      .values({ login: 'gone', name: 'Gone', password_hash: 'x', admin: 'N', active: 'Y' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db.insertInto('user_units').values({ user_id: row.id, unit_id: 1 }).execute();
-    const { token } = await issue(server, { userId: Number(row.id), abilities: ['import-templates.read'] });
+    const row = await insertRow(db, 'users', { login: 'gone', name: 'Gone', password_hash: 'x', admin: 'N', active: 'Y' });
+    await db.insertInto('user_units').values({ user_id: row, unit_id: 1 }).execute();
+    const { token } = await issue(server, { userId: row, abilities: ['import-templates.read'] });
     assertJson(await server.get('/api/import-templates', { headers: bearer(token) }), 200);
-    await db.deleteFrom('users').where('id', '=', row.id).execute();
+    await db.deleteFrom('users').where('id', '=', row).execute();
     assertBearer401(await server.get('/api/import-templates', { headers: bearer(token) }), 'Invalid token.');
   });
 });

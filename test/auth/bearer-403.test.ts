@@ -99,7 +99,7 @@ describe('bearer mode: 403 for a unit without company in isolation mode', () => 
   });
 
   it('accepts the same token over the same database with isolation off', async () => {
-    const relaxed = await startServerOn(server.dataDir, { TENANT_ISOLATION: 'false' });
+    const relaxed = await startServerOn(server.dataDir, { DATABASE_URL: server.databaseUrl, TENANT_ISOLATION: 'false' });
     try {
       assertJson(await relaxed.request('GET', '/api/import-templates', { headers: bearer(token) }), 200, {
         data: [],

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertJson } from '../helpers/http.js';
 import { bearer, issue } from '../helpers/bearer.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { testEngine } from '../helpers/engines.js';
 
 const SHAPE = /^svc_api_[0-9A-Za-z]{38}$/;
 
@@ -52,7 +53,8 @@ describe('API token storage', () => {
     );
   });
 
-  it('never writes a clear token into the database files', () => {
+  const serverEngine = testEngine !== 'sqlite' && 'the files belong to the database server here; the column check above covers this engine';
+  it('never writes a clear token into the database files', { skip: serverEngine }, () => {
     const files = fs.readdirSync(server.dataDir).filter((f) => f.startsWith('svc.sqlite'));
     assert.ok(files.length > 0);
     for (const file of files) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config/config.js';
+import { connectDatabase } from '../../src/database/connect.js';
 import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -29,13 +29,14 @@ describe('list totals stay exact', () => {
     assert.equal(await total(active), 0);
   });
 
-  it('a row written by another process is counted at once', async () => {
+  it('a row written through another connection (another process, an operator) is counted at once', async () => {
     const before = await total(active);
-    const file = path.join(server.dataDir, 'svc.sqlite');
-    const script = `const D=require('better-sqlite3');const d=new D(${JSON.stringify(file)});d.pragma('busy_timeout=5000');
-d.prepare("insert into import_templates (title, database_name, mapping_json, active) values ('Outside', 'erp', '{}', 'Y')").run();d.close();`;
-    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-    assert.equal(child.status, 0, child.stderr);
+    const outside = connectDatabase(server.databaseUrl, loadConfig({ DATA_DIR: server.dataDir }));
+    try {
+      await outside.db.insertInto('import_templates').values({ title: 'Outside', database_name: 'erp', mapping_json: '{}', active: 'Y' }).execute();
+    } finally {
+      await outside.close();
+    }
     assert.equal(await total(active), before + 1);
   });
 });

@@ -187,7 +187,8 @@ describe('SPEC 4.4 create and update', () => {
   });
 
   it('4.4.3 when an entity has no rules, its validation is skipped', async () => {
-    const long = 'x'.repeat(300);
+    // Within the column's size: longer text is refused by the engines that enforce sizes.
+    const long = 'x'.repeat(200);
     const created = await fixture.post('/api/fx-no-rules', { title: long, database_name: 'd', mapping_json: 'not json', users: [{ user_id: 987654 }] });
     assertJson(created, 201);
     const id: number = created.body.id;

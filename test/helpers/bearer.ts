@@ -10,6 +10,7 @@ import type { Db } from '../../src/database/database.js';
 import { startService, type Service } from '../../src/service.js';
 import { httpRequest, JSON_TYPE, type Reply, type RequestOptions } from './http.js';
 import { ADMIN_PASSWORD, type TestServer } from './test-server.js';
+import { insertRow } from './rows.js';
 
 const now = () => new Date().toISOString();
 
@@ -18,23 +19,17 @@ export function bearer(token: string): Record<string, string> {
 }
 
 export async function seedCompany(db: Db, name: string, active: 'Y' | 'N' = 'Y'): Promise<number> {
-  const row = await db.insertInto('companies').values({ name, active, created_at: now(), updated_at: now() }).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
+  const row = await insertRow(db, 'companies', { name, active, created_at: now(), updated_at: now() });
+  return row;
 }
 
 export async function seedUnit(db: Db, name: string, companyId: number | null, active: 'Y' | 'N' = 'Y'): Promise<number> {
-  const row = await db
-    .insertInto('units')
-    .values({ name, company_id: companyId, active, created_at: now(), updated_at: now() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+  const row = await insertRow(db, 'units', { name, company_id: companyId, active, created_at: now(), updated_at: now() });
+  return row;
 }
 
 export async function seedUser(db: Db, login: string, options: { admin?: 'Y' | 'N'; active?: 'Y' | 'N' } = {}): Promise<number> {
-  const row = await db
-    .insertInto('users')
-    .values({
+  const row = await insertRow(db, 'users', {
       login,
       name: `User ${login}`,
       email: `${login}@example.test`,
@@ -43,10 +38,8 @@ export async function seedUser(db: Db, login: string, options: { admin?: 'Y' | '
       active: options.active ?? 'Y',
       created_at: now(),
       updated_at: now(),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+    });
+  return row;
 }
 
 export async function linkUnit(db: Db, userId: number, unitId: number): Promise<void> {

@@ -1,17 +1,14 @@
 // Rows the tests start from, written straight to the database (set-up, not behaviour under test).
 import type { Db } from '../../src/database/database.js';
+import { insertRow } from './rows.js';
 
 const now = () => new Date().toISOString();
 
 export async function seedUsers(db: Db, logins: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (const login of logins) {
-    const row = await db
-      .insertInto('users')
-      .values({ login, name: `User ${login}`, email: `${login}@example.test`, password_hash: 'x', created_at: now(), updated_at: now() })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ids.push(Number(row.id));
+    const row = await insertRow(db, 'users', { login, name: `User ${login}`, email: `${login}@example.test`, password_hash: 'x', created_at: now(), updated_at: now() });
+    ids.push(row);
   }
   return ids;
 }
@@ -19,8 +16,8 @@ export async function seedUsers(db: Db, logins: string[]): Promise<number[]> {
 export async function seedGroups(db: Db, names: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (const name of names) {
-    const row = await db.insertInto('groups').values({ name, created_at: now(), updated_at: now() }).returning('id').executeTakeFirstOrThrow();
-    ids.push(Number(row.id));
+    const row = await insertRow(db, 'groups', { name, created_at: now(), updated_at: now() });
+    ids.push(row);
   }
   return ids;
 }

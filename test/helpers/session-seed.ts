@@ -2,18 +2,15 @@
 // under test): users who can log in (a real password hash), units, and user-unit links.
 import { hashPassword } from '../../src/auth/passwords.js';
 import type { Db } from '../../src/database/database.js';
+import { insertRow } from './rows.js';
 
 const now = () => new Date().toISOString();
 
 export const USER_PASSWORD = 'user-password-for-tests';
 
 export async function seedUnit(db: Db, name: string, companyId: number | null = 1): Promise<number> {
-  const row = await db
-    .insertInto('units')
-    .values({ name, company_id: companyId, active: 'Y', created_at: now(), updated_at: now() })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+  const row = await insertRow(db, 'units', { name, company_id: companyId, active: 'Y', created_at: now(), updated_at: now() });
+  return row;
 }
 
 export async function linkUnit(db: Db, userId: number, unitId: number): Promise<void> {
@@ -22,9 +19,7 @@ export async function linkUnit(db: Db, userId: number, unitId: number): Promise<
 
 /** A user with password USER_PASSWORD (non-admin unless told), linked to the given units in order. */
 export async function seedLoginUser(db: Db, login: string, unitIds: readonly number[], admin: 'Y' | 'N' = 'N'): Promise<number> {
-  const row = await db
-    .insertInto('users')
-    .values({
+  const row = await insertRow(db, 'users', {
       login,
       name: `User ${login}`,
       email: `${login}@example.test`,
@@ -33,10 +28,8 @@ export async function seedLoginUser(db: Db, login: string, unitIds: readonly num
       active: 'Y',
       created_at: now(),
       updated_at: now(),
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const userId = Number(row.id);
+    });
+  const userId = row;
   for (const unitId of unitIds) await linkUnit(db, userId, unitId);
   return userId;
 }

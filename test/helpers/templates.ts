@@ -2,6 +2,7 @@
 // returned as the JSON record the resource must answer for it (SPEC.md 2.3, DESIGN.md 3.6:
 // creator, detail rows and every <relation>_count), and table snapshots for "nothing saved".
 import type { Db } from '../../src/database/database.js';
+import { insertRow } from './rows.js';
 
 export interface DetailRow {
   id: number;
@@ -73,20 +74,20 @@ export async function insertTemplate(db: Db, seed: TemplateSeed): Promise<Templa
     created_at: seed.created_at ?? STAMP,
     updated_at: seed.updated_at ?? seed.created_at ?? STAMP,
   };
-  const inserted = await db.insertInto('import_templates').values(master).returning('id').executeTakeFirstOrThrow();
-  const id = Number(inserted.id);
+  const inserted = await insertRow(db, 'import_templates', master);
+  const id = inserted;
   const detail = async (table: string, column: 'group_id' | 'user_id', values: number[]): Promise<DetailRow[]> => {
     const rows: DetailRow[] = [];
     for (const value of values) {
-      const row = await db.insertInto(table).values({ template_id: id, [column]: value }).returning('id').executeTakeFirstOrThrow();
-      rows.push({ id: Number(row.id), template_id: id, [column]: value });
+      const row = await insertRow(db, table, { template_id: id, [column]: value });
+      rows.push({ id: row, template_id: id, [column]: value });
     }
     return rows;
   };
   const groups = await detail('import_template_groups', 'group_id', seed.groups ?? []);
   const users = await detail('import_template_users', 'user_id', seed.users ?? []);
   for (let i = 0; i < (seed.logs ?? 0); i++) {
-    await db.insertInto('import_template_logs').values({ template_id: id, unit_id: 1, status: 'succeeded', created_at: STAMP }).execute();
+    await insertRow(db, 'import_template_logs', { template_id: id, unit_id: 1, status: 'succeeded', created_at: STAMP });
   }
   return {
     id,

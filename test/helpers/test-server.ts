@@ -7,6 +7,7 @@ import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
 import { startService, type Service } from '../../src/service.js';
+import { createTestDatabase } from './engines.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 
@@ -29,6 +30,10 @@ export interface TestServer {
   readonly url: string;
   readonly service: Service;
   readonly dataDir: string;
+  /** The server's DATABASE_URL (a fresh database of the engine under test). */
+  readonly databaseUrl: string;
+  /** DATA_DIR and DATABASE_URL: what a CLI run or a second server needs to share this one's data. */
+  readonly storageEnv: Record<string, string>;
   /** Headers every request sends unless overridden (e.g. a bearer token). */
   defaultHeaders: Record<string, string>;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
@@ -50,7 +55,9 @@ export interface TestServerOptions {
 
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...env });
+  const database = env.DATABASE_URL ? null : await createTestDatabase();
+  const databaseEnv = database?.url ? { DATABASE_URL: database.url } : {};
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...databaseEnv, ...env });
   const service = await startService(config, { logger: false, ...(options.clock ? { clock: options.clock } : {}) });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();
@@ -61,6 +68,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     url,
     service,
     dataDir,
+    databaseUrl: config.databaseUrl,
+    storageEnv: { DATA_DIR: dataDir, DATABASE_URL: config.databaseUrl },
     defaultHeaders: {},
     async request(method, target, options = {}) {
       const headers: Record<string, string> = { ...server.defaultHeaders, ...options.headers };
@@ -87,6 +96,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     statements: () => service.database.statementCount(),
     async close() {
       await service.close();
+      await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

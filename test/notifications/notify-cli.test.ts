@@ -27,7 +27,7 @@ describe('svc notify', () => {
   before(async () => {
     server = await startTestServer({}, { anonymous: true });
     alice = await seedLoginUser(server.service.database.db, 'alice');
-    env = { DATA_DIR: server.dataDir };
+    env = server.storageEnv;
   });
   after(() => server.close());
 
@@ -86,7 +86,7 @@ describe('svc notify with REALTIME_NOTIFICATIONS=true', () => {
       const channel = `private-notifications.${alice}`;
       socket.send({ event: 'pusher:subscribe', data: { channel, auth: channelAuth({ key: 'svc-key', secret: REALTIME_ENV.PUSHER_APP_SECRET }, socketId, channel) } });
       await socket.next('pusher_internal:subscription_succeeded');
-      const run = await svc({ ...REALTIME_ENV, DATA_DIR: server.dataDir, HOST: '127.0.0.1', PORT: new URL(server.url).port }, 'alice', '--title=Live', '--message=from the CLI');
+      const run = await svc({ ...REALTIME_ENV, ...server.storageEnv, HOST: '127.0.0.1', PORT: new URL(server.url).port }, 'alice', '--title=Live', '--message=from the CLI');
       assert.equal(run.code, 0, run.stderr);
       const [record] = JSON.parse(run.stdout) as Array<{ id: number; created_at: string }>;
       const frame = await socket.next('SvcNotificationReceived');
@@ -111,7 +111,7 @@ describe('svc notify with REALTIME_NOTIFICATIONS=true', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
-    const run = await svc({ ...REALTIME_ENV, DATA_DIR: server.dataDir, PUSHER_HOST: '127.0.0.1', PUSHER_PORT: String(port), PUSHER_SCHEME: 'http' }, 'alice', '--title=Lost push', '--message=stored');
+    const run = await svc({ ...REALTIME_ENV, ...server.storageEnv, PUSHER_HOST: '127.0.0.1', PUSHER_PORT: String(port), PUSHER_SCHEME: 'http' }, 'alice', '--title=Lost push', '--message=stored');
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, new RegExp(`Real-time push of notifications failed; the notifications are stored\\. Publishing to the Pusher server at http://127\\.0\\.0\\.1:${port} failed`));
     const [record] = JSON.parse(run.stdout) as Array<{ id: number }>;

@@ -11,6 +11,7 @@ import { assertBearer401, bearer, issue } from '../helpers/bearer.js';
 import { assertJson, freshTimestamp } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { login, seedLoginUser, sessionRequest, type Session } from '../realtime/realtime-clients.js';
+import { readCasts } from '../../src/model/casts.js';
 
 describe('sending notifications: the TypeScript function', () => {
   let server: TestServer;
@@ -56,7 +57,7 @@ describe('sending notifications: the TypeScript function', () => {
       created_at: record.created_at,
     });
     const stored = await server.service.database.db.selectFrom('notifications').selectAll().where('id', '=', record.id).executeTakeFirstOrThrow();
-    assert.deepStrictEqual(JSON.parse(String(stored.data)), record.data);
+    assert.deepStrictEqual(readCasts.json(stored.data), record.data);
   });
 
   it('creates one record per recipient of a list, in order, a repeated id counting once', async () => {

@@ -11,6 +11,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { assertJson, freshTimestamp, type Reply } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { login, seedLoginUser, sessionRequest, type Session } from '../realtime/realtime-clients.js';
+import { readCasts } from '../../src/model/casts.js';
 
 const NOT_FOUND = { error: 'Resource not found' };
 
@@ -25,7 +26,8 @@ describe('notification states and the helper endpoints', () => {
     assert.ok(record);
     return record;
   };
-  const readAtOf = async (id: number) => (await server.service.database.db.selectFrom('notifications').select('read_at').where('id', '=', id).executeTakeFirstOrThrow()).read_at;
+  const readAtOf = async (id: number) =>
+    readCasts.datetime((await server.service.database.db.selectFrom('notifications').select('read_at').where('id', '=', id).executeTakeFirstOrThrow()).read_at);
 
   before(async () => {
     server = await startTestServer({}, { anonymous: true });

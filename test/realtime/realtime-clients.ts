@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { hashPassword } from '../../src/auth/passwords.js';
 import type { Db } from '../../src/database/database.js';
 import type { Reply } from '../helpers/http.js';
+import { insertRow } from '../helpers/rows.js';
 
 // pusher-js types its CommonJS export as `default`; at run time the module itself is the class.
 export const Pusher = PusherModule as unknown as typeof PusherModule.default;
@@ -19,13 +20,9 @@ export const REALTIME_ENV = { REALTIME_NOTIFICATIONS: 'true', PUSHER_APP_SECRET:
 /** A user of unit 1 (Main) who can log in; returns their id. */
 export async function seedLoginUser(db: Db, login: string, password = `password of ${login}`): Promise<number> {
   const now = new Date().toISOString();
-  const row = await db
-    .insertInto('users')
-    .values({ login, name: `User ${login}`, email: `${login}@example.test`, password_hash: await hashPassword(password), admin: 'N', active: 'Y', created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.insertInto('user_units').values({ user_id: row.id, unit_id: 1 }).execute();
-  return Number(row.id);
+  const row = await insertRow(db, 'users', { login, name: `User ${login}`, email: `${login}@example.test`, password_hash: await hashPassword(password), admin: 'N', active: 'Y', created_at: now, updated_at: now });
+  await db.insertInto('user_units').values({ user_id: row, unit_id: 1 }).execute();
+  return row;
 }
 
 export interface Session {

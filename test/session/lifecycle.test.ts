@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { SESSION_COOKIE, SessionClient, XSRF_COOKIE, signedIn } from '../helpers/session-client.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readCasts } from '../../src/model/casts.js';
 
 const MINUTE = 60_000;
 
@@ -36,7 +37,7 @@ describe('session mode: login, session, logout', () => {
       .select(['id', 'login', 'name', 'email', 'admin', 'active', 'created_at', 'updated_at'])
       .where('id', '=', 1)
       .executeTakeFirstOrThrow();
-    admin = { ...row, id: Number(row.id) };
+    admin = { ...row, id: Number(row.id), created_at: readCasts.datetime(row.created_at), updated_at: readCasts.datetime(row.updated_at) };
   });
   after(() => server.close());
 

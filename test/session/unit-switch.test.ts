@@ -9,6 +9,7 @@ import { templatePayload } from '../helpers/seed.js';
 import { type SessionClient, signedIn } from '../helpers/session-client.js';
 import { linkUnit, seedUnit } from '../helpers/session-seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { insertRow } from '../helpers/rows.js';
 
 const LOGS = '/api/import-template-logs?sort=id&direction=asc';
 const UNAUTHORIZED = { message: 'This action is unauthorized.' };
@@ -103,12 +104,8 @@ describe('session mode: switching units', () => {
     const now = new Date().toISOString();
     const closed = await seedUnit(db, 'Closed');
     await db.updateTable('units').set({ active: 'N' }).where('id', '=', closed).execute();
-    const company = await db
-      .insertInto('companies')
-      .values({ name: 'Dormant', active: 'N', created_at: now, updated_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const dormant = await seedUnit(db, 'Of a dormant company', Number(company.id));
+    const company = await insertRow(db, 'companies', { name: 'Dormant', active: 'N', created_at: now, updated_at: now });
+    const dormant = await seedUnit(db, 'Of a dormant company', company);
     await linkUnit(db, 1, closed);
     await linkUnit(db, 1, dormant);
     const client = await signedIn(server.url);

@@ -8,6 +8,7 @@ import type { Middleware } from '../../http/middleware.js';
 import type { FailureLimiter } from '../failure-limiter.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import type { SessionAuth } from './session-auth.js';
+import { USER_RECORD_COLUMNS, userRecord } from '../identity-query.js';
 
 export interface SessionRouteOptions {
   readonly system: Database;
@@ -76,8 +77,8 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
       throw errors.validation({ login: [BAD_CREDENTIALS] });
     }
     const csrfToken = await sessions.start(request, reply, Number(user.id), Number(unit.id));
-    const record = await db.selectFrom('users').select(['id', 'login', 'name', 'email', 'admin', 'active', 'created_at', 'updated_at']).where('id', '=', user.id).executeTakeFirstOrThrow();
-    return { user: record, unit: { id: Number(unit.id), name: unit.name }, csrf_token: csrfToken };
+    const record = await db.selectFrom('users').select([...USER_RECORD_COLUMNS]).where('id', '=', user.id).executeTakeFirstOrThrow();
+    return { user: userRecord(record), unit: { id: Number(unit.id), name: unit.name }, csrf_token: csrfToken };
   });
 
   app.post('/app/logout', { preHandler: authenticated }, async (request, reply) => {

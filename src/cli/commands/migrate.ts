@@ -8,7 +8,7 @@ export const migrate: Command = {
   summary: 'Apply pending database migrations',
   async run() {
     const config = loadConfig();
-    const database = connectDatabase(config.databaseUrl, { sqlite: config.sqlite });
+    const database = connectDatabase(config.databaseUrl, config);
     try {
       const reports = await runMigrations(database.db, ['system', 'data']);
       process.stdout.write(`${JSON.stringify({ migrations: reports })}\n`);

@@ -10,6 +10,8 @@ export type TranslatedError =
   | { kind: 'unique'; column: string | null }
   | { kind: 'foreign-key' }
   | { kind: 'not-null'; column: string | null }
+  /** Text longer than its column (engines that enforce sizes: PostgreSQL, MySQL). */
+  | { kind: 'too-long'; column: string | null }
   | { kind: 'unavailable' };
 
 export interface DialectAdapter {
@@ -26,6 +28,11 @@ export interface DialectAdapter {
    * row, far cheaper to read than the columns of a join. Read it back with readCasts.json.
    */
   jsonObject(fields: Readonly<Record<string, Expression<unknown>>>): RawBuilder<unknown>;
+  /**
+   * True when the engine sorts NULL below every value (SQLite, MySQL). Otherwise sorting says
+   * NULLS FIRST / NULLS LAST, so every engine gives the same order.
+   */
+  readonly nullsSortLow: boolean;
   /** A timestamp value as this engine stores it. */
   toTimestamp(date: Date): unknown;
   /** Maps a driver error to a known kind, or null when it is not one. */

@@ -1,13 +1,17 @@
 // Column types per engine for the migrations, so each migration is written once.
-import { MysqlAdapter, PostgresAdapter, type ColumnDataType, type CreateTableBuilder, sql, type Expression } from 'kysely';
+import { MysqlAdapter, PostgresAdapter, type ColumnDataType, type CreateTableBuilder, type DropIndexBuilder, sql, type Expression } from 'kysely';
 import type { Db } from '../database.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Table = CreateTableBuilder<any, any>;
 
 export interface ColumnTypes {
-  /** Adds an auto-generated integer primary key named id. */
+  /** Adds an auto-generated integer primary key named id (and the engine's table options). */
   id(table: Table): Table;
+  /** The engine's table options, for a table keyed otherwise. */
+  table(table: Table): Table;
+  /** Drops an index (MySQL names the table; the others refuse it). */
+  dropIndex(name: string, table: string): DropIndexBuilder;
   readonly timestamp: ColumnDataType | Expression<unknown>;
   readonly json: ColumnDataType | Expression<unknown>;
   readonly bigint: ColumnDataType;
@@ -18,14 +22,23 @@ export function columnTypes(db: Db): ColumnTypes {
   if (adapter instanceof PostgresAdapter) {
     return {
       id: (t) => t.addColumn('id', 'bigserial', (c) => c.primaryKey()),
+      table: (t) => t,
+      dropIndex: (name) => db.schema.dropIndex(name),
       timestamp: sql`timestamp(3) with time zone`,
-      json: 'jsonb',
+      // json, not jsonb: the text is kept as written, so keys keep their order in every answer.
+      json: 'json',
       bigint: 'bigint',
     };
   }
   if (adapter instanceof MysqlAdapter) {
+    // A binary collation: equality, uniqueness and sorting of text compare bytes, as on SQLite
+    // and PostgreSQL with the C collation, instead of MySQL's case-insensitive default.
+    const table = (t: Table) => t.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`);
     return {
-      id: (t) => t.addColumn('id', 'bigint', (c) => c.primaryKey().autoIncrement().unsigned()),
+      // Signed, like the bigint columns that reference it (MySQL requires equal types).
+      id: (t) => table(t.addColumn('id', 'bigint', (c) => c.primaryKey().autoIncrement())),
+      table,
+      dropIndex: (name, table) => db.schema.dropIndex(name).on(table),
       timestamp: sql`datetime(3)`,
       json: 'json',
       bigint: 'bigint',
@@ -34,6 +47,8 @@ export function columnTypes(db: Db): ColumnTypes {
   // SQLite: "integer primary key" is the rowid; ISO-8601 text timestamps sort as strings.
   return {
     id: (t) => t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
+    table: (t) => t,
+    dropIndex: (name) => db.schema.dropIndex(name),
     timestamp: 'text',
     json: 'text',
     bigint: 'integer',

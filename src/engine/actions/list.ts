@@ -52,7 +52,11 @@ export async function list(resource: Resource, context: EngineContext, input: In
       `page:${recordsShape(resource, context.scope)}:${filterShape}:${sort}:${perPage}`,
       () => {
         const ordered = <Q extends Select>(query: Q): Q => {
-          const sorted = order ? query.orderBy(`${entity.table}.${order.column}`, order.direction) : query;
+          const sorted = order
+            ? query.orderBy(`${entity.table}.${order.column}`, (o) =>
+                adapter.nullsSortLow ? o[order.direction]() : order.direction === 'asc' ? o.asc().nullsFirst() : o.desc().nullsLast(),
+              )
+            : query;
           // The key breaks ties so pages never overlap or skip a row.
           return sorted.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc') as Q;
         };
@@ -69,7 +73,9 @@ export async function list(resource: Resource, context: EngineContext, input: In
             db.selectFrom(entity.table).select(`${entity.table}.${entity.primaryKey}`) as Select,
           ),
         );
-        return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', keys));
+        // Read through a derived table: MySQL refuses LIMIT directly inside IN (...).
+        const pageKeys = db.selectFrom(keys.as('page_keys')).select(`page_keys.${entity.primaryKey}`);
+        return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
       },
       { ...values, offset },
     );

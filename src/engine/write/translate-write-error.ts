@@ -19,6 +19,10 @@ export function translateWriteError(error: unknown, adapter: DialectAdapter): un
       const field = known.column ?? 'record';
       return errors.validation({ [field]: [`The ${attributeName(field)} field is required.`] });
     }
+    case 'too-long': {
+      const field = known.column ?? 'record';
+      return errors.validation({ [field]: [`The ${attributeName(field)} is longer than the database column allows.`] });
+    }
     case 'unavailable':
       return errors.serviceUnavailable();
   }

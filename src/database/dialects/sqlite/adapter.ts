@@ -20,6 +20,7 @@ export const sqliteAdapter: DialectAdapter = {
     const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}, ${value}`);
     return sql`json_object(${sql.join(pairs)})`;
   },
+  nullsSortLow: true,
   toTimestamp: (date) => date.toISOString(),
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error) || !('code' in error)) return null;

@@ -4,8 +4,8 @@ import { columnTypes } from '../column-types.js';
 
 export async function up(db: Db): Promise<void> {
   const t = columnTypes(db);
-  await db.schema
-    .createTable('sessions')
+  await t
+    .table(db.schema.createTable('sessions'))
     .addColumn('id', 'varchar(128)', (c) => c.primaryKey())
     .addColumn('user_id', t.bigint, (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('unit_id', t.bigint)
@@ -25,8 +25,8 @@ export async function up(db: Db): Promise<void> {
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('notifications_user_to_id_read_at_index').on('notifications').columns(['user_to_id', 'read_at']).execute();
-  await db.schema
-    .createTable('auth_failures')
+  await t
+    .table(db.schema.createTable('auth_failures'))
     .addColumn('ip', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('window_started_at', t.timestamp, (c) => c.notNull())

@@ -1,0 +1,46 @@
+// Opens a MariaDB or MySQL database through a mysql2 pool. The session runs in UTC with
+// timestamps read as text, so stored values never pass through the process's local time zone.
+import { createPool } from 'mysql2';
+import { Kysely, MysqlDialect, sql } from 'kysely';
+import type { Database, Db } from '../../database.js';
+import { countingLog, type PoolOptions } from '../pool-options.js';
+import { mysqlAdapter } from './adapter.js';
+
+export function connectMysql(url: string, options: PoolOptions): Database {
+  const pool = createPool({
+    uri: url,
+    connectionLimit: options.size,
+    connectTimeout: options.connectTimeoutMs,
+    timezone: 'Z',
+    dateStrings: true,
+    charset: 'utf8mb4_bin',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    decimalNumbers: true,
+  });
+  let executed = 0;
+  const timeoutSeconds = options.statementTimeoutMs / 1000;
+  const db: Db = new Kysely({
+    dialect: new MysqlDialect({
+      pool,
+      async onCreateConnection(connection) {
+        // MariaDB's max_statement_time (seconds, every statement); MySQL's max_execution_time
+        // (milliseconds, SELECT only) where MariaDB's does not exist.
+        try {
+          await connection.executeQuery(sql`set session max_statement_time = ${sql.lit(timeoutSeconds)}`.compile(db));
+        } catch {
+          await connection.executeQuery(sql`set session max_execution_time = ${sql.lit(options.statementTimeoutMs)}`.compile(db));
+        }
+        await connection.executeQuery(sql`set session time_zone = '+00:00'`.compile(db));
+      },
+    }),
+    log: countingLog(() => (executed += 1)),
+  });
+  return {
+    db,
+    adapter: mysqlAdapter,
+    statementCount: () => executed,
+    transaction: (work) => db.transaction().execute(work),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,40 @@
+// PostgreSQL capabilities: ILIKE folds case (Unicode too), RETURNING gives generated ids,
+// timestamps are timestamptz, errors carry SQLSTATE codes.
+import { sql } from 'kysely';
+import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+
+/** SQLSTATE classes that mean "the server cannot be reached or is going away". */
+const UNAVAILABLE = /^(08|53|57P0[1-3])/;
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+export const postgresAdapter: DialectAdapter = {
+  name: 'postgres',
+  likeInsensitive(column, pattern, negate) {
+    // Backslash is LIKE's default escape in PostgreSQL; SQLite has none, so neither has one here.
+    // Numbers and timestamps match as text, as they do on SQLite.
+    const left = sql`cast(${sql.ref(column)} as text)`;
+    return negate ? sql<boolean>`${left} not ilike ${pattern} escape ''` : sql<boolean>`${left} ilike ${pattern} escape ''`;
+  },
+  async insertReturningId(db, table, values, primaryKey) {
+    const row = await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow();
+    return Number(row[primaryKey]);
+  },
+  jsonObject(fields) {
+    const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}::text, ${value}`);
+    return sql`json_build_object(${sql.join(pairs)})`;
+  },
+  nullsSortLow: false,
+  toTimestamp: (date) => date,
+  translateError(error): TranslatedError | null {
+    if (!(error instanceof Error)) return null;
+    const { code, column, detail } = error as Error & { code?: string; column?: string; detail?: string };
+    // pg's own pool and socket failures carry no SQLSTATE.
+    if (code === undefined) return /timeout exceeded when trying to connect|Connection terminated/.test(error.message) ? { kind: 'unavailable' } : null;
+    if (code === '23505') return { kind: 'unique', column: /^Key \(([\w]+)\)=/.exec(detail ?? '')?.[1] ?? null };
+    if (code === '23503') return { kind: 'foreign-key' };
+    if (code === '22001') return { kind: 'too-long', column: null };
+    if (code === '23502') return { kind: 'not-null', column: column ?? null };
+    if (UNAVAILABLE.test(code) || NETWORK.has(code)) return { kind: 'unavailable' };
+    return null;
+  },
+};

@@ -1,0 +1,36 @@
+// Opens a PostgreSQL database through a pg pool. Big integers (ids, counts) come back as
+// numbers, timestamps as Date objects in UTC: the casts of src/model then give the same JSON as
+// on the other engines.
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database, Db } from '../../database.js';
+import { countingLog, type PoolOptions } from '../pool-options.js';
+import { postgresAdapter } from './adapter.js';
+
+const INT8 = 20;
+const parseInt8 = (value: string): number => Number(value);
+
+export function connectPostgres(url: string, options: PoolOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.size,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    // A broken connection must not crash the process; the next query gets a fresh one.
+    idleTimeoutMillis: 30_000,
+    types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    options: '-c TimeZone=UTC',
+  });
+  // An idle client whose server went away emits 'error' on the pool; without a listener that
+  // would be an uncaught exception. The next checkout opens a new connection.
+  pool.on('error', () => {});
+  let executed = 0;
+  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }), log: countingLog(() => (executed += 1)) });
+  return {
+    db,
+    adapter: postgresAdapter,
+    statementCount: () => executed,
+    transaction: (work) => db.transaction().execute(work),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,61 @@
+// The engine the suites run on: SQLite by default, PostgreSQL or MariaDB/MySQL when test/run.mjs
+// sets SVC_TEST_ENGINE (it does when TEST_POSTGRES_URL / TEST_MYSQL_URL are set). Every test
+// server gets a database of its own, made here and dropped when the server closes.
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+
+export type TestEngine = 'sqlite' | 'postgres' | 'mysql';
+
+export const testEngine: TestEngine = (process.env.SVC_TEST_ENGINE as TestEngine | undefined) ?? 'sqlite';
+
+export interface TestDatabase {
+  /** DATABASE_URL for the server; undefined means the default SQLite file in DATA_DIR. */
+  readonly url: string | undefined;
+  drop(): Promise<void>;
+}
+
+function serverUrl(engine: 'postgres' | 'mysql'): string {
+  const url = engine === 'postgres' ? process.env.TEST_POSTGRES_URL : process.env.TEST_MYSQL_URL;
+  if (!url) throw new Error(`SVC_TEST_ENGINE=${engine} needs ${engine === 'postgres' ? 'TEST_POSTGRES_URL' : 'TEST_MYSQL_URL'}`);
+  return url;
+}
+
+/** The URL of database `name` on the same server as `url`. */
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** Runs admin statements on a connection of its own, closed at once (no handle keeps the test alive). */
+async function admin(engine: 'postgres' | 'mysql', statements: readonly string[]): Promise<void> {
+  const url = serverUrl(engine);
+  if (engine === 'postgres') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const statement of statements) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const connection = await mysql.createConnection(url);
+  try {
+    for (const statement of statements) await connection.query(statement);
+  } finally {
+    await connection.end();
+  }
+}
+
+/** A new empty database on the engine under test. */
+export async function createTestDatabase(engine: TestEngine = testEngine): Promise<TestDatabase> {
+  if (engine === 'sqlite') return { url: undefined, drop: async () => {} };
+  const name = `svc_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin(engine, [`create database ${name}`]);
+  return {
+    url: withDatabase(serverUrl(engine), name),
+    drop: () => admin(engine, [engine === 'postgres' ? `drop database if exists ${name} with (force)` : `drop database if exists ${name}`]),
+  };
+}

@@ -1,0 +1,32 @@
+// Rows written straight to the database by test set-up, on any engine: generated ids read the
+// engine's way, and timestamps (`*_at` columns given as ISO strings or Dates) stored in the
+// engine's form.
+import { MysqlAdapter, PostgresAdapter } from 'kysely';
+import type { Db } from '../../src/database/database.js';
+import type { DialectAdapter } from '../../src/database/dialects/dialect-adapter.js';
+import { mysqlAdapter } from '../../src/database/dialects/mysql/adapter.js';
+import { postgresAdapter } from '../../src/database/dialects/postgres/adapter.js';
+import { sqliteAdapter } from '../../src/database/dialects/sqlite/adapter.js';
+
+export function adapterOf(db: Db): DialectAdapter {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof PostgresAdapter) return postgresAdapter;
+  if (adapter instanceof MysqlAdapter) return mysqlAdapter;
+  return sqliteAdapter;
+}
+
+/** `values` with every `*_at` timestamp in the engine's stored form. */
+export function storedRow(db: Db, values: Record<string, unknown>): Record<string, unknown> {
+  const adapter = adapterOf(db);
+  return Object.fromEntries(
+    Object.entries(values).map(([column, value]) => [
+      column,
+      column.endsWith('_at') && (typeof value === 'string' || value instanceof Date) ? adapter.toTimestamp(new Date(value)) : value,
+    ]),
+  );
+}
+
+/** Inserts one row and returns its generated id. */
+export async function insertRow(db: Db, table: string, values: Record<string, unknown>): Promise<number> {
+  return adapterOf(db).insertReturningId(db, table, storedRow(db, values), 'id');
+}
