@@ -79,7 +79,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     routes(app) {
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
-      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated });
+      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated, redis: shared.redis });
       realtime = live.server;
       notifications = new NotificationSender({ database, broadcaster: live.broadcaster, log: app.log, clock });
       const inbox = new NotificationInbox(database, clock);
