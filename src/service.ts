@@ -54,7 +54,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const clock = options.clock ?? Date.now;
   const dataFor = () => database;
   // Sessions, failure counters and nonces: in Redis with REDIS_URL, shared by every instance.
-  const shared = await openSharedState(config, database, clock);
+  const shared = await openSharedState(config, database, clock).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   const limiter = new FailureLimiter(shared.failures, clock);
   const sessions = new SessionAuth({
     store: shared.sessions,

@@ -165,8 +165,8 @@ function restDriver(env: Env): RestDriverConfig {
 
 function redis(env: Env): RedisConfig | null {
   const url = env.REDIS_URL ?? '';
-  const prefix = env.REDIS_PREFIX ?? 'svc:';
-  if (!/^[\x21-\x7e]{1,100}$/.test(prefix)) throw new ConfigError('REDIS_PREFIX must be 1 to 100 visible ASCII characters (no spaces)');
+  const prefix = env.REDIS_PREFIX || 'svc:';
+  if (!/^[\x21-\x7e]{1,100}$/.test(prefix)) throw new ConfigError(`REDIS_PREFIX must be 1 to 100 visible ASCII characters (no spaces), got "${prefix}"`);
   if (url === '') return null;
   let protocol: string;
   try {
