@@ -7,8 +7,6 @@ import { FailureLimiter, type Clock } from './auth/failure-limiter.js';
 import { apiGuard, sessionGuard } from './auth/guards.js';
 import { SessionAuth } from './auth/session/session-auth.js';
 import { registerSessionRoutes } from './auth/session/session-routes.js';
-import { databaseSessionStore } from './auth/session/session-store.js';
-import { databaseFailureStore } from './auth/stores/database-failure-store.js';
 import { registerTokenAdminRoutes } from './auth/tokens/token-admin-routes.js';
 import type { Config } from './config/config.js';
 import { persistentSecret } from './config/secrets.js';
@@ -17,7 +15,6 @@ import type { Database } from './database/database.js';
 import { migrate } from './database/migrator.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
-import { MemoryNonceStore } from './driver/nonce-store.js';
 import { buildApp } from './http/build-app.js';
 import { MiddlewareRegistry } from './http/middleware.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
@@ -25,6 +22,7 @@ import { registerNotificationRoutes } from './notifications/notification-routes.
 import { NotificationSender } from './notifications/notification-sender.js';
 import { installRealtime } from './realtime/install-realtime.js';
 import type { PusherServer } from './realtime/pusher-server.js';
+import { openSharedState } from './redis/shared-state.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -55,9 +53,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const database = await openDatabase(config);
   const clock = options.clock ?? Date.now;
   const dataFor = () => database;
-  const limiter = new FailureLimiter(databaseFailureStore(database), clock);
+  // Sessions, failure counters and nonces: in Redis with REDIS_URL, shared by every instance.
+  const shared = await openSharedState(config, database, clock).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
+  const limiter = new FailureLimiter(shared.failures, clock);
   const sessions = new SessionAuth({
-    store: databaseSessionStore(database),
+    store: shared.sessions,
     dataFor,
     idleMinutes: config.sessionIdleMinutes,
     tenantIsolation: config.tenantIsolation,
@@ -79,16 +82,18 @@ export async function startService(config: Config, options: ServiceOptions = {})
     routes(app) {
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
-      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated });
+      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated, redis: shared.redis });
       realtime = live.server;
       notifications = new NotificationSender({ database, broadcaster: live.broadcaster, log: app.log, clock });
       const inbox = new NotificationInbox(database, clock);
       registerNotificationRoutes(app, { sender: notifications, inbox, middleware: (spec) => middleware.resolve(spec) });
-      if (driver) registerDriverRoutes(app, { config: config.restDriver, connections: driver, limiter, nonces: new MemoryNonceStore(clock), clock });
+      if (driver) registerDriverRoutes(app, { config: config.restDriver, connections: driver, limiter, nonces: shared.nonces, clock });
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   app.addHook('onClose', async () => database.close());
+  app.addHook('onClose', async () => shared.close());
+  shared.redis?.reportTo(app.log);
   const first = await bootstrap(database, config.adminPassword);
   if (first.generatedPassword) {
     app.log.warn(`First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`);

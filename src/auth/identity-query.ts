@@ -2,8 +2,10 @@
 // credential's own lookup so both modes re-validate the scope in one indexed statement. Each
 // related row comes back as one JSON column (a correlated sub-query): on SQLite that reads
 // several times faster than the same columns through joins.
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../database/database.js';
 import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
+import { param, runCached } from '../database/query-cache.js';
 import { readCasts } from '../model/casts.js';
 import type { Row } from '../model/entity.js';
 import type { ScopeFacts } from './scope-check.js';
@@ -20,9 +22,13 @@ export interface Identity extends ScopeFacts {
 
 const ref = (column: string) => sql.ref(column);
 
-/** Adds the identity columns to a query over alias `c` that has user_id and unit_id. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: DialectAdapter): SelectQueryBuilder<any, any, Row> {
+/** The user and unit a credential names: columns of its row, or parameters. */
+interface IdentityIds {
+  readonly user: Expression<unknown>;
+  readonly unit: Expression<unknown>;
+}
+
+function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
   const user = adapter.jsonObject(Object.fromEntries(USER_COLUMNS.map((column) => [column, ref(`iu.${column}`)])));
   const unit = adapter.jsonObject({
     id: ref('iun.id'),
@@ -33,11 +39,28 @@ export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: 
     company_found: sql`(select ic.id from companies ic where ic.id = iun.company_id)`,
     company_active: sql`(select ic.active from companies ic where ic.id = iun.company_id)`,
   });
-  return query.select([
-    sql`(select ${user} from users iu where iu.id = c.user_id)`.as('identity_user'),
-    sql`(select ${unit} from units iun where iun.id = c.unit_id)`.as('identity_unit'),
-    sql`(select count(*) from user_units l where l.user_id = c.user_id and l.unit_id = c.unit_id)`.as('identity_linked'),
-  ]);
+  return [
+    sql`(select ${user} from users iu where iu.id = ${ids.user})`.as('identity_user'),
+    sql`(select ${unit} from units iun where iun.id = ${ids.unit})`.as('identity_unit'),
+    sql`(select count(*) from user_units l where l.user_id = ${ids.user} and l.unit_id = ${ids.unit})`.as('identity_linked'),
+  ];
+}
+
+/** Adds the identity columns to a query over alias `c` that has user_id and unit_id. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: DialectAdapter): SelectQueryBuilder<any, any, Row> {
+  return query.select(identityColumns(adapter, { user: ref('c.user_id'), unit: ref('c.unit_id') }));
+}
+
+/**
+ * The identity of a user acting in a unit, for a credential kept outside the database (a Redis
+ * session): the same columns in one statement without a FROM.
+ */
+export async function findIdentity(database: Database, userId: number, unitId: number): Promise<Identity> {
+  const { db, adapter } = database;
+  const ids = { user: param('user'), unit: param('unit') };
+  const [row] = await runCached<Row>(db, 'identity-of-ids', () => db.selectNoFrom(identityColumns(adapter, ids)), { user: userId, unit: unitId });
+  return identityOf(row ?? {});
 }
 
 function object(value: unknown): Row | null {

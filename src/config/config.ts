@@ -25,6 +25,15 @@ export interface Config {
   readonly realtime: RealtimeConfig;
   /** The signed-request driver under /_mad/rest-driver/* (issue 6, README "Signed-request driver"). */
   readonly restDriver: RestDriverConfig;
+  /** REDIS_URL: state shared by several instances (sessions, failure counters, nonces, fan-out); null keeps it local. */
+  readonly redis: RedisConfig | null;
+}
+
+export interface RedisConfig {
+  /** redis:// or rediss://, credentials included: never logged. */
+  readonly url: string;
+  /** REDIS_PREFIX: starts every key and the pub/sub channel, so deployments sharing a Redis stay apart. */
+  readonly prefix: string;
 }
 
 export interface RestDriverConfig {
@@ -156,6 +165,22 @@ function restDriver(env: Env): RestDriverConfig {
   });
 }
 
+function redis(env: Env): RedisConfig | null {
+  const url = env.REDIS_URL ?? '';
+  const prefix = env.REDIS_PREFIX || 'svc:';
+  if (!/^[\x21-\x7e]{1,100}$/.test(prefix)) throw new ConfigError(`REDIS_PREFIX must be 1 to 100 visible ASCII characters (no spaces), got "${prefix}"`);
+  if (url === '') return null;
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = '';
+  }
+  // The value is not echoed: it may hold a password.
+  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  return Object.freeze({ url, prefix });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
@@ -189,5 +214,6 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     realtime: realtime(env),
     restDriver: restDriver(env),
+    redis: redis(env),
   });
 }

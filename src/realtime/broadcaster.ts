@@ -6,6 +6,8 @@ export interface BroadcastEvent {
   readonly name: string;
   /** The payload as JSON text: Pusher events carry a string that clients parse. */
   readonly data: string;
+  /** A socket that must not receive it (the Pusher HTTP API's `socket_id`: the sender's own). */
+  readonly exceptSocketId?: string | undefined;
 }
 
 export interface Broadcaster {

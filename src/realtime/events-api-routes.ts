@@ -5,12 +5,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { CHANNEL_NAME, MAX_EVENT_NAME, MAX_MESSAGE_BYTES } from './pusher-protocol.js';
-import type { PusherServer } from './pusher-server.js';
+import type { Broadcaster } from './broadcaster.js';
 import { signatureRefusal, type PusherCredentials } from './pusher-signatures.js';
 
 export interface EventsApiOptions {
   readonly credentials: PusherCredentials;
-  readonly server: PusherServer;
+  /** This instance's sockets (and, with Redis, every other instance's). */
+  readonly local: Broadcaster;
   readonly clock: () => number;
 }
 
@@ -53,7 +54,7 @@ function readEvent(value: unknown, what: string): ApiEvent {
 }
 
 export function registerEventsApi(app: FastifyInstance, options: EventsApiOptions): void {
-  const { credentials, server, clock } = options;
+  const { credentials, local, clock } = options;
 
   /** The request's JSON body once its signature holds. */
   const verified = (request: FastifyRequest): unknown => {
@@ -72,9 +73,8 @@ export function registerEventsApi(app: FastifyInstance, options: EventsApiOption
     }
   };
 
-  const deliver = (events: readonly ApiEvent[]): void => {
-    for (const event of events) for (const channel of event.channels) server.broadcast(channel, event.name, event.data, event.socketId);
-  };
+  const deliver = (events: readonly ApiEvent[]): Promise<void> =>
+    local.publish(events.flatMap((event) => event.channels.map((channel) => ({ channel, name: event.name, data: event.data, exceptSocketId: event.socketId }))));
 
   // Scoped: only these two routes take their JSON body as text.
   app.register(async (scope) => {
@@ -82,7 +82,7 @@ export function registerEventsApi(app: FastifyInstance, options: EventsApiOption
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
     scope.post('/apps/:appId/events', async (request) => {
-      deliver([readEvent(verified(request), 'The event')]);
+      await deliver([readEvent(verified(request), 'The event')]);
       return {};
     });
 
@@ -92,7 +92,7 @@ export function registerEventsApi(app: FastifyInstance, options: EventsApiOption
         throw errors.pusherInvalidEvent(`"batch" must be an array of 1 to ${MAX_BATCH} events.`);
       }
       // Every event is checked before any is delivered: a batch is all or nothing.
-      deliver(batch.map((event, i) => readEvent(event, `Event ${i}`)));
+      await deliver(batch.map((event, i) => readEvent(event, `Event ${i}`)));
       return {};
     });
   });

@@ -2,14 +2,17 @@
 // `enabled: false`; nothing is broadcast and the auth route does not exist. On: the embedded
 // Pusher server on the app's own HTTP server, its HTTP events API, the channel auth route, and
 // the broadcaster notifications go through (the external server's HTTP API with PUSHER_HOST).
+// With Redis, what this instance delivers to its sockets also reaches every other instance's.
 import type { FastifyInstance } from 'fastify';
 import type { RealtimeConfig } from '../config/config.js';
 import type { Middleware } from '../http/middleware.js';
+import type { SharedRedis } from '../redis/shared-redis.js';
 import type { Broadcaster } from './broadcaster.js';
 import { registerChannelAuthRoute } from './channel-auth-route.js';
 import { registerEventsApi } from './events-api-routes.js';
 import { httpBroadcaster } from './http-broadcaster.js';
 import { PusherServer } from './pusher-server.js';
+import { RedisFanout } from './redis-fanout.js';
 import { registerRealtimeSettingsRoute } from './realtime-settings-route.js';
 
 export interface RealtimeOptions {
@@ -19,6 +22,8 @@ export interface RealtimeOptions {
   readonly clock: () => number;
   /** The `svc.auth` middleware. */
   readonly authenticated: Middleware;
+  /** REDIS_URL's connections: fan-out to the other instances; null for this instance alone. */
+  readonly redis?: SharedRedis | null;
 }
 
 export interface Realtime {
@@ -38,8 +43,15 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
   server.attach(app.server);
   // Before the HTTP server closes: open WebSockets would otherwise keep it waiting.
   app.addHook('preClose', async () => server.close());
-  registerEventsApi(app, { credentials, server, clock });
+  let local: Broadcaster = server;
+  if (options.redis) {
+    const fanout = new RedisFanout({ redis: options.redis, local: server, log: app.log });
+    // Subscribed before the app listens: no event published after start is missed.
+    app.addHook('onReady', async () => fanout.start());
+    local = fanout;
+  }
+  registerEventsApi(app, { credentials, local, clock });
   registerChannelAuthRoute(app, { credentials, authenticated });
-  const broadcaster = config.external ? httpBroadcaster({ endpoint: config.external, credentials, clock }) : server;
+  const broadcaster = config.external ? httpBroadcaster({ endpoint: config.external, credentials, clock }) : local;
   return { broadcaster, server };
 }

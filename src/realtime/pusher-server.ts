@@ -53,7 +53,7 @@ export class PusherServer implements Broadcaster {
   }
 
   async publish(events: readonly BroadcastEvent[]): Promise<void> {
-    for (const event of events) this.broadcast(event.channel, event.name, event.data);
+    for (const event of events) this.broadcast(event.channel, event.name, event.data, event.exceptSocketId);
   }
 
   async close(): Promise<void> {
