@@ -14,11 +14,12 @@ import type { Config } from './config/config.js';
 import { persistentSecret } from './config/secrets.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
-import { migrate } from './database/migrator.js';
+import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { MemoryNonceStore } from './driver/nonce-store.js';
 import { buildApp } from './http/build-app.js';
+import { registerHealthRoutes } from './http/health-routes.js';
 import { MiddlewareRegistry } from './http/middleware.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
 import { registerNotificationRoutes } from './notifications/notification-routes.js';
@@ -45,7 +46,7 @@ export interface ServiceOptions {
 /** Opens DATABASE_URL and brings its schema up to date. */
 export async function openDatabase(config: Config): Promise<Database> {
   const database = connectDatabase(config.databaseUrl, { sqlite: config.sqlite });
-  await migrate(database.db, ['system', 'data']);
+  await migrate(database.db, MIGRATION_SETS);
   return database;
 }
 
@@ -77,6 +78,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     middleware,
     cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
     routes(app) {
+      registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
       const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated });
