@@ -23,6 +23,8 @@ export interface Config {
   readonly realtime: RealtimeConfig;
   /** The signed-request driver under /_mad/rest-driver/* (issue 6, README "Signed-request driver"). */
   readonly restDriver: RestDriverConfig;
+  /** Milliseconds a shutdown waits for requests in flight before it cuts their connections. */
+  readonly shutdownTimeoutMs: number;
 }
 
 export interface RestDriverConfig {
@@ -181,5 +183,6 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     realtime: realtime(env),
     restDriver: restDriver(env),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   });
 }

@@ -37,7 +37,10 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
   const server = new PusherServer({ credentials, activityTimeout: config.activityTimeout });
   server.attach(app.server);
   // Before the HTTP server closes: open WebSockets would otherwise keep it waiting.
-  app.addHook('preClose', async () => server.close());
+  app.addHook('preClose', async () => {
+    if (server.connectionCount > 0) app.log.info({ clients: server.connectionCount }, 'closing WebSocket clients (4200: reconnect)');
+    await server.close();
+  });
   registerEventsApi(app, { credentials, server, clock });
   registerChannelAuthRoute(app, { credentials, authenticated });
   const broadcaster = config.external ? httpBroadcaster({ endpoint: config.external, credentials, clock }) : server;
