@@ -61,6 +61,17 @@ export class ServeProcess {
 
   /** Starts `svc serve <args>` and resolves once it listens (for --workers: every worker). */
   static async start(args: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+    const serve = ServeProcess.launch(args, env);
+    const pool = args.some((a) => a.startsWith('--workers'));
+    const ready = await serve.waitFor(pool ? 'the pool listening' : 'the server listening', (line) =>
+      pool ? line.pid === serve.pid && line.msg === 'listening' : line.msg.startsWith('Server listening at '),
+    );
+    serve.url = pool ? String(ready.address) : ready.msg.slice('Server listening at '.length);
+    return serve;
+  }
+
+  /** Starts `svc serve <args>` without waiting for anything. */
+  static launch(args: readonly string[] = [], env: Record<string, string> = {}): ServeProcess {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-test-'));
     const base: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['DATABASE_URL', 'DB_CONNECTIONS', 'TENANT_ISOLATION', 'APP_SECRET', 'WORKERS', 'HOST']) delete base[name];
@@ -69,13 +80,7 @@ export class ServeProcess {
       env: { ...base, DATA_DIR: dataDir, PORT: '0', ADMIN_PASSWORD, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const serve = new ServeProcess(child, dataDir);
-    const pool = args.some((a) => a.startsWith('--workers'));
-    const ready = await serve.waitFor(pool ? 'the pool listening' : 'the server listening', (line) =>
-      pool ? line.pid === child.pid && line.msg === 'listening' : line.msg.startsWith('Server listening at '),
-    );
-    serve.url = pool ? String(ready.address) : ready.msg.slice('Server listening at '.length);
-    return serve;
+    return new ServeProcess(child, dataDir);
   }
 
   get pid(): number {
