@@ -12,10 +12,11 @@ import type { Config } from './config/config.js';
 import { persistentSecret } from './config/secrets.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
-import { migrate } from './database/migrator.js';
+import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { buildApp } from './http/build-app.js';
+import { registerHealthRoutes } from './http/health-routes.js';
 import { MiddlewareRegistry } from './http/middleware.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
 import { registerNotificationRoutes } from './notifications/notification-routes.js';
@@ -38,19 +39,54 @@ export interface ServiceOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Milliseconds since the epoch; tests move it to end failure windows and sessions. */
   readonly clock?: Clock;
+  /**
+   * prepareService() already ran (the primary of `svc serve --workers`): open the database
+   * without migrating and skip the first-start bootstrap, which workers would otherwise race.
+   */
+  readonly prepared?: boolean;
+}
+
+interface StartLog {
+  info(message: string): void;
+  warn(message: string): void;
 }
 
 /** Opens DATABASE_URL and brings its schema up to date. */
 export async function openDatabase(config: Config): Promise<Database> {
   const database = connectDatabase(config.databaseUrl, config);
-  await migrate(database.db, ['system', 'data']);
+  await migrate(database.db, MIGRATION_SETS);
   return database;
+}
+
+/** First start (DESIGN.md 3.1): the company, unit and admin of an empty database, said once. */
+async function firstStart(database: Database, config: Config, log: StartLog): Promise<void> {
+  const first = await bootstrap(database, config.adminPassword);
+  if (first.generatedPassword) {
+    log.warn(`First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`);
+  } else if (first.created) {
+    log.info('First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).');
+  }
+}
+
+/**
+ * What must happen once before several processes start the service on one database and
+ * DATA_DIR: migrations, the first-start bootstrap and the generated secrets.
+ */
+export async function prepareService(config: Config, log: StartLog): Promise<void> {
+  const database = await openDatabase(config);
+  try {
+    await firstStart(database, config, log);
+  } finally {
+    await database.close();
+  }
+  persistentSecret(config.dataDir, 'app', config.appSecret);
+  if (config.realtime.enabled) persistentSecret(config.dataDir, 'pusher', config.realtime.secret);
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
   const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
-  const database = await openDatabase(config);
+  const database = options.prepared ? connectDatabase(config.databaseUrl, config) : await openDatabase(config);
   const clock = options.clock ?? Date.now;
   const dataFor = () => database;
   // Sessions, failure counters and nonces: in Redis with REDIS_URL, shared by every instance.
@@ -80,6 +116,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     middleware,
     cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
     routes(app) {
+      registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
       const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated, redis: shared.redis });
@@ -94,12 +131,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   app.addHook('onClose', async () => database.close());
   app.addHook('onClose', async () => shared.close());
   shared.redis?.reportTo(app.log);
-  const first = await bootstrap(database, config.adminPassword);
-  if (first.generatedPassword) {
-    app.log.warn(`First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`);
-  } else if (first.created) {
-    app.log.info('First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).');
-  }
+  if (!options.prepared) await firstStart(database, config, app.log);
   if (!notifications) throw new Error('buildApp did not register the service routes');
   return { app, database, notifications, realtime, close: () => app.close() };
 }

@@ -25,6 +25,10 @@ export interface Config {
   readonly realtime: RealtimeConfig;
   /** The signed-request driver under /_mad/rest-driver/* (issue 6, README "Signed-request driver"). */
   readonly restDriver: RestDriverConfig;
+  /** WORKERS: `svc serve` forks this many worker processes (node:cluster); null runs one process. */
+  readonly workers: number | null;
+  /** Milliseconds a shutdown waits for requests in flight before it cuts their connections. */
+  readonly shutdownTimeoutMs: number;
   /** REDIS_URL: state shared by several instances (sessions, failure counters, nonces, fan-out); null keeps it local. */
   readonly redis: RedisConfig | null;
 }
@@ -146,6 +150,7 @@ function realtime(env: Env): RealtimeConfig {
 }
 
 export const MIN_DRIVER_SECRET_LENGTH = 32;
+export const MAX_WORKERS = 256;
 
 function restDriver(env: Env): RestDriverConfig {
   const enabled = bool(env, 'REST_DRIVER_ENABLED', false);
@@ -215,5 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     realtime: realtime(env),
     restDriver: restDriver(env),
     redis: redis(env),
+    workers: env.WORKERS ? int(env, 'WORKERS', 1, 1, MAX_WORKERS) : null,
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   });
 }

@@ -9,6 +9,9 @@ import * as data0002 from './migrations/data/0002-covering-indexes.js';
 
 export type MigrationSet = 'system' | 'data';
 
+/** Every set, in the order they run on the main database. */
+export const MIGRATION_SETS: readonly MigrationSet[] = ['system', 'data'];
+
 const SETS: Record<MigrationSet, Record<string, Migration>> = {
   system: { '0001-identities': system0001, '0002-sessions-notifications': system0002 },
   data: { '0001-import-templates': data0001, '0002-covering-indexes': data0002 },
@@ -25,11 +28,13 @@ export class MigrationFailed extends Error {
   }
 }
 
+const migrationTable = (set: MigrationSet): string => `svc_migrations_${set}`;
+
 function migratorFor(db: Db, set: MigrationSet): Migrator {
   return new Migrator({
     db,
     provider: { getMigrations: async () => SETS[set] },
-    migrationTableName: `svc_migrations_${set}`,
+    migrationTableName: migrationTable(set),
     migrationLockTableName: `svc_migrations_${set}_lock`,
   });
 }
@@ -45,11 +50,17 @@ export async function migrate(db: Db, sets: readonly MigrationSet[]): Promise<Mi
   return reports;
 }
 
-/** True when every known migration of the sets has run (for GET /ready). */
-export async function migrationsCurrent(db: Db, sets: readonly MigrationSet[]): Promise<boolean> {
+/**
+ * Known migrations of the sets that have not run on `db`, as `<set>/<name>` (GET /ready). One
+ * select per set on the migration table: Kysely's own getMigrations() introspects every table
+ * first, too costly for a probe. A set whose table is missing throws (the caller reports it).
+ */
+export async function pendingMigrations(db: Db, sets: readonly MigrationSet[]): Promise<string[]> {
+  const pending: string[] = [];
   for (const set of sets) {
-    const migrations = await migratorFor(db, set).getMigrations();
-    if (migrations.some((m) => !m.executedAt)) return false;
+    const rows = await db.selectFrom(migrationTable(set)).select('name').execute();
+    const ran = new Set(rows.map((row: { name: string }) => row.name));
+    for (const name of Object.keys(SETS[set])) if (!ran.has(name)) pending.push(`${set}/${name}`);
   }
-  return true;
+  return pending;
 }

@@ -42,7 +42,10 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
   const server = new PusherServer({ credentials, activityTimeout: config.activityTimeout });
   server.attach(app.server);
   // Before the HTTP server closes: open WebSockets would otherwise keep it waiting.
-  app.addHook('preClose', async () => server.close());
+  app.addHook('preClose', async () => {
+    if (server.connectionCount > 0) app.log.info({ clients: server.connectionCount }, 'closing WebSocket clients (4200: reconnect)');
+    await server.close();
+  });
   let local: Broadcaster = server;
   if (options.redis) {
     const fanout = new RedisFanout({ redis: options.redis, local: server, log: app.log });

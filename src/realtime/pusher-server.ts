@@ -56,6 +56,13 @@ export class PusherServer implements Broadcaster {
     for (const event of events) this.broadcast(event.channel, event.name, event.data, event.exceptSocketId);
   }
 
+  /**
+   * Why 4200 ("reconnect immediately" in the Pusher protocol's close ranges): a shutdown is the
+   * server's doing, not the client's, and another instance or the restarted one is usually there
+   * at once. pusher-js retries at once on 4200-4299, after 1 s on 4100-4199 and on 1001
+   * (going away), and gives up for good on 4000-4099; a refused retry falls back to its own
+   * back-off. https://pusher.com/docs/channels/library_auth_reference/pusher-websockets-protocol/
+   */
   async close(): Promise<void> {
     this.closing = true;
     if (this.connections.size === 0) return;

@@ -11,10 +11,13 @@ export interface Run {
   readonly stderr: string;
 }
 
+/** Node's arguments that run the `svc` command from source (then come the command's). */
+export const SVC = ['--import', 'tsx', 'src/cli/main.ts'] as const;
+
 /** Runs `svc <args>` with exactly `env` and collects its exit code and output. */
 export function runCli(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env });
+    const child = spawn(process.execPath, [...SVC, ...args], { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

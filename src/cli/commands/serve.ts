@@ -1,23 +1,72 @@
-// svc serve: migrate, then listen on HOST:PORT until SIGTERM/SIGINT, closing gracefully.
-import { loadConfig } from '../../config/config.js';
-import { startService } from '../../service.js';
+// svc serve: migrate, then listen on HOST:PORT until SIGTERM/SIGINT, closing gracefully. With
+// --workers N (or WORKERS) the process becomes a node:cluster primary that migrates and
+// bootstraps once, then runs N workers on the same port.
+import cluster from 'node:cluster';
+import { loadConfig, MAX_WORKERS, type Config } from '../../config/config.js';
+import { prepareService, startService } from '../../service.js';
+import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
+import { closeOnSignals } from '../graceful-shutdown.js';
+import { processLog } from '../process-log.js';
+import { runWorkerPool } from '../worker-pool.js';
+
+function workerCount(option: unknown, config: Config): number | null {
+  if (option === undefined) return config.workers;
+  const n = Number(option);
+  if (typeof option !== 'string' || !/^\d+$/.test(option.trim()) || n < 1 || n > MAX_WORKERS) {
+    throw new CliError(`--workers must be a whole number from 1 to ${MAX_WORKERS}, got "${String(option)}"`);
+  }
+  return n;
+}
+
+/**
+ * State that lives in one process's memory would be split between the workers: refused rather
+ * than half working.
+ */
+function refuseUnshared(config: Config): void {
+  // With REDIS_URL the workers share the fan-out and the nonces like separate instances do.
+  if (config.redis) return;
+  if (config.realtime.enabled && !config.realtime.external) {
+    throw new CliError(
+      '--workers with REALTIME_NOTIFICATIONS=true needs REDIS_URL or PUSHER_HOST: the embedded Pusher server of each worker would push only to the clients connected to that worker',
+    );
+  }
+  if (config.restDriver.enabled) {
+    throw new CliError('--workers with REST_DRIVER_ENABLED=true needs REDIS_URL: each worker would otherwise keep its own used nonces, so a signed request could be replayed on another worker');
+  }
+}
+
+/** One serving process: the whole service, or one worker of the pool (prepared by the primary). */
+async function serveHere(config: Config, prepared: boolean): Promise<never> {
+  const service = await startService(config, { prepared });
+  closeOnSignals(service, { timeoutMs: config.shutdownTimeoutMs });
+  try {
+    await service.app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+  return new Promise<never>(() => {});
+}
 
 export const serve: Command = {
-  summary: 'Run the HTTP service (what npm start runs)',
-  async run() {
+  summary: 'Run the HTTP service (what npm start runs); --workers=<n> for n processes',
+  options: { workers: { type: 'string' } },
+  async run({ options }) {
     const config = loadConfig();
-    const service = await startService(config);
-    const stop = (signal: string) => {
-      service.app.log.info({ signal }, 'shutting down');
-      service.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-    await service.app.listen({ host: config.host, port: config.port });
-    return new Promise<never>(() => {});
+    // A worker runs this same command line again (cluster.fork): it serves.
+    if (cluster.isWorker) {
+      // A worker that cannot serve lets go of the primary's channel, or that would keep it alive.
+      return serveHere(config, true).catch((error: unknown) => {
+        cluster.worker?.disconnect();
+        throw error;
+      });
+    }
+    const workers = workerCount(options.workers, config);
+    if (workers === null) return serveHere(config, false);
+    refuseUnshared(config);
+    const log = processLog(config.logLevel);
+    await prepareService(config, { info: (message) => log.info({}, message), warn: (message) => log.warn({}, message) });
+    return runWorkerPool({ workers, log, shutdownTimeoutMs: config.shutdownTimeoutMs });
   },
 };
