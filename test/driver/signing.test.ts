@@ -38,8 +38,8 @@ const REFUSALS: readonly Refusal[] = [
       return query(url, { headers });
     },
   },
-  { name: 'a stale timestamp (301 s old)', error: SKEW, send: (url) => query(url, { signing: { timestamp: now() - 301 } }) },
-  { name: 'a future timestamp (301 s ahead)', error: SKEW, send: (url) => query(url, { signing: { timestamp: now() + 301 } }) },
+  { name: 'a stale timestamp (305 s old: clear of the 300 s limit even on a slow machine)', error: SKEW, send: (url) => query(url, { signing: { timestamp: now() - 305 } }) },
+  { name: 'a future timestamp (305 s ahead: clear of the 300 s limit even on a slow machine)', error: SKEW, send: (url) => query(url, { signing: { timestamp: now() + 305 } }) },
   { name: 'a tampered body', error: INVALID, send: (url) => query(url, { signing: { body: JSON.stringify({ sql: 'select 2 as one' }) } }) },
   { name: 'a tampered path', error: INVALID, send: (url) => driverRequest(url, 'GET', `${TABLES}/users`, { signing: { target: `${TABLES}/companies` } }) },
   { name: 'a tampered query', error: INVALID, send: (url) => driverRequest(url, 'GET', `${TABLES}?connection=b`, { signing: { target: `${TABLES}?connection=a` } }) },

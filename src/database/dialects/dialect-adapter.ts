@@ -1,6 +1,6 @@
 // The one place engine differences are described: every dialect folder exports an adapter with
 // the same capabilities (STYLE.md example 3). The engine asks the adapter; it never checks names.
-import type { Expression, RawBuilder, SqlBool } from 'kysely';
+import type { Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Db } from '../database.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -33,6 +33,12 @@ export interface DialectAdapter {
    * NULLS FIRST / NULLS LAST, so every engine gives the same order.
    */
   readonly nullsSortLow: boolean;
+  /**
+   * The row a write transaction is about to change, locked until the transaction ends, so two
+   * writes of one record (its master row and its detail diff) run one after the other.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  lockForUpdate<Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q;
   /** A timestamp value as this engine stores it. */
   toTimestamp(date: Date): unknown;
   /** Maps a driver error to a known kind, or null when it is not one. */

@@ -13,10 +13,11 @@ export async function destroy(resource: Resource, context: EngineContext, id: un
   const { entity } = resource;
   const key = parseKey(resource, id);
   if (key === null) throw errors.resourceNotFound();
+  const adapter = adapterFor(context, entity.storage);
   try {
     await inTransaction(context, async (connections) => {
       const db = connections[entity.storage];
-      const existing = await findStoredRow(db, resource, context.scope, key);
+      const existing = await findStoredRow(db, resource, context.scope, key, adapter);
       if (!existing) throw errors.resourceNotFound();
       const masterKey = existing[entity.primaryKey];
       for (const relation of resource.details.values()) {
@@ -26,7 +27,7 @@ export async function destroy(resource: Resource, context: EngineContext, id: un
       await db.deleteFrom(entity.table).where(entity.primaryKey, '=', masterKey).execute();
     });
   } catch (error) {
-    throw translateWriteError(error, adapterFor(context, entity.storage));
+    throw translateWriteError(error, adapter);
   }
   return DELETED;
 }

@@ -25,7 +25,7 @@ export async function update(resource: Resource, context: EngineContext, id: unk
   try {
     return await inTransaction(context, async (connections) => {
       const db = connections[entity.storage];
-      const existing = await findStoredRow(db, resource, context.scope, key);
+      const existing = await findStoredRow(db, resource, context.scope, key, adapter);
       if (!existing) throw errors.resourceNotFound();
       const masterKey = existing[entity.primaryKey];
       const stored = await loadStoredDetails(connections, resource, masterKey, payload);

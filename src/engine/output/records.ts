@@ -1,6 +1,7 @@
 // Reading records the way every action answers them: the entity's columns plus the count
 // sub-queries in one statement, then one batched statement per eager-loaded relation, then the
 // full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
@@ -80,16 +81,19 @@ export async function findRecord(
 }
 
 /** The stored columns of one record by the resource key, within the caller's scope (writes start here). */
-export async function findStoredRow(db: Db, resource: Resource, scope: Scope, id: unknown): Promise<Row | undefined> {
+/** The stored master row a write is about to change, locked for the rest of its transaction. */
+export async function findStoredRow(db: Db, resource: Resource, scope: Scope, id: unknown, adapter: DialectAdapter): Promise<Row | undefined> {
   const { entity } = resource;
   const [row] = await runCached(
     db,
     `stored:${resource.key}:${scopeKey(entity, scope)}`,
     () =>
-      scopeConditions(entity, scope)
-        .where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns))
-        .where(`${entity.table}.${resource.primaryKey}`, '=', param('id'))
-        .limit(ONE),
+      adapter.lockForUpdate(
+        scopeConditions(entity, scope)
+          .where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns))
+          .where(`${entity.table}.${resource.primaryKey}`, '=', param('id'))
+          .limit(ONE),
+      ),
     { id },
   );
   return row as Row | undefined;

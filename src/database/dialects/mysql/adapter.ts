@@ -32,6 +32,7 @@ export const mysqlAdapter: DialectAdapter = {
     return sql`json_object(${sql.join(pairs)})`;
   },
   nullsSortLow: true,
+  lockForUpdate: (query) => query.forUpdate() as typeof query,
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;

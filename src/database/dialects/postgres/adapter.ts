@@ -24,6 +24,7 @@ export const postgresAdapter: DialectAdapter = {
     return sql`json_build_object(${sql.join(pairs)})`;
   },
   nullsSortLow: false,
+  lockForUpdate: (query) => query.forUpdate() as typeof query,
   toTimestamp: (date) => date,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;

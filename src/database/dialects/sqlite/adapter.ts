@@ -21,6 +21,8 @@ export const sqliteAdapter: DialectAdapter = {
     return sql`json_object(${sql.join(pairs)})`;
   },
   nullsSortLow: true,
+  // One writer at a time already: a write transaction holds the only write connection.
+  lockForUpdate: (query) => query,
   toTimestamp: (date) => date.toISOString(),
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error) || !('code' in error)) return null;
