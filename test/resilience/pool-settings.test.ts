@@ -2,8 +2,11 @@
 // apply. A statement held up past DB_STATEMENT_TIMEOUT_MS is cancelled by the database server
 // (PostgreSQL statement_timeout, MariaDB max_statement_time) and answered as a 503 JSON: like an
 // unreachable database, the request was not done and can be retried; nothing of it is written.
+// SQLite has neither a pool nor a statement timeout; its counterpart is the busy timeout.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { openServerConnection } from '../helpers/server-connection.js';
@@ -107,5 +110,28 @@ describe('pool settings', { skip }, () => {
     assert.equal(opened, size, `${opened} connections opened while ${4 * size} requests waited`);
     assert.equal(connections(), size);
     t.diagnostic(`DB_POOL_SIZE=${size}: ${4 * size} concurrent requests, ${connections()} connections`);
+  });
+});
+
+describe('SQLite lock timeout', { skip: testEngine === 'sqlite' ? false : 'SQLite only (the server engines have the statement timeout above)' }, () => {
+  it('answers 503 JSON when another connection (another process) holds the write lock past the busy timeout (5 s), and writes nothing', async (t: TestContext) => {
+    const server = await startTestServer();
+    const other = new BetterSqlite3(path.join(server.dataDir, 'svc.sqlite'));
+    try {
+      other.exec('begin immediate');
+      const write = await timed(() => server.post('/api/import-templates', template('held up')));
+      other.exec('rollback');
+      assertJson(write.value, 503, TIMED_OUT);
+      assert.equal(write.value.headers.get('retry-after'), '5');
+      assert.ok(write.ms >= 5_000 && write.ms < 5_000 + MARGIN_MS, `answered in ${write.ms} ms`);
+      t.diagnostic(`busy timeout: the write answered 503 in ${write.ms} ms`);
+      const list = await server.get('/api/import-templates');
+      assertJson(list, 200);
+      assert.equal(list.body.meta.total, 0);
+      assertJson(await server.post('/api/import-templates', template('after the lock')), 201);
+    } finally {
+      other.close();
+      await server.close();
+    }
   });
 });
