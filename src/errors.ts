@@ -27,6 +27,9 @@ export function summaryMessage(errors: ErrorBag): string {
   return `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})`;
 }
 
+/** Seconds a client should wait before retrying a request the database could not serve. */
+const RETRY_SOON = { 'retry-after': '5' } as const;
+
 export const errors = {
   routeNotFound: () => new HttpError('ROUTE_NOT_FOUND', 404, { error: 'Not found' }),
   resourceNotFound: () => new HttpError('RESOURCE_NOT_FOUND', 404, { error: 'Resource not found' }),
@@ -63,8 +66,11 @@ export const errors = {
   /** A statement the database refused or cancelled: the 422 shape of every refusal, under `sql`. */
   driverStatementRefused: (message: string) =>
     new HttpError('DRIVER_STATEMENT_REFUSED', 422, { message, errors: { sql: [message] } }),
+  // Both 503s mean "not done, retry": the request's transaction was rolled back (README "Resilience").
   serviceUnavailable: () =>
-    new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }),
+    new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }, RETRY_SOON),
+  databaseTimeout: () =>
+    new HttpError('DATABASE_TIMEOUT', 503, { message: 'The database did not answer in time. Try again shortly.' }, RETRY_SOON),
   server: (detail?: { message: string; exception: string; trace: string[] }) =>
     new HttpError('SERVER_ERROR', 500, detail ? { ...detail } : { message: 'Server Error' }),
 } as const;

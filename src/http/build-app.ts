@@ -42,7 +42,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('svc', null);
   await app.register(fastifyCookie, { secret: options.cookieSecret ?? randomBytes(32).toString('hex'), hook: 'onRequest' });
-  installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit });
+  installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit, adapters: [database.adapter] });
 
   const context = (request: FastifyRequest): EngineContext => {
     const state = request.svc;

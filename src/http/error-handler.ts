@@ -1,7 +1,9 @@
 // The one error handler: every failure leaves as JSON from the catalog (SPEC.md 7, DESIGN.md
-// 3.5). Framework errors (body parsing, limits) are mapped to catalog entries; anything else is
-// a 500 whose stack is shown only with APP_DEBUG=true and never an HTML page.
+// 3.5). Framework errors (body parsing, limits) are mapped to catalog entries, a database that
+// cannot serve the request (unreachable, statement cancelled) to a 503 on every route; anything
+// else is a 500 whose stack is shown only with APP_DEBUG=true and never an HTML page.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
 import { errors, HttpError } from '../errors.js';
 
 /** The request's media type without parameters; Fastify's 415 error does not carry it. */
@@ -25,14 +27,33 @@ function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: 
   return null;
 }
 
-export function installErrorHandling(app: FastifyInstance, options: { debug: boolean; bodyLimit: number }): void {
+/** The 503 of a database that could not serve the request, asked of the adapters in use. */
+function fromDatabase(error: unknown, adapters: readonly DialectAdapter[]): HttpError | null {
+  for (const adapter of adapters) {
+    const kind = adapter.translateError(error)?.kind;
+    if (kind === 'unavailable') return errors.serviceUnavailable();
+    if (kind === 'timeout') return errors.databaseTimeout();
+  }
+  return null;
+}
+
+export interface ErrorHandlingOptions {
+  readonly debug: boolean;
+  readonly bodyLimit: number;
+  /** The adapters of the databases requests use, which recognise their drivers' errors. */
+  readonly adapters: readonly DialectAdapter[];
+}
+
+export function installErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions): void {
   app.setNotFoundHandler((_request, reply) => {
     const error = errors.routeNotFound();
     return reply.code(error.status).send(error.body);
   });
   app.setErrorHandler((raw: FastifyError, request, reply) => {
-    let error = raw instanceof HttpError ? raw : fromFramework(raw, request, options.bodyLimit);
-    if (!error) {
+    let error = raw instanceof HttpError ? raw : fromDatabase(raw, options.adapters) ?? fromFramework(raw, request, options.bodyLimit);
+    if (error?.status === 503) {
+      request.log.warn({ err: raw }, error.body.message as string);
+    } else if (!error) {
       request.log.error({ err: raw }, 'unhandled error');
       error = errors.server(
         options.debug

@@ -12,7 +12,10 @@ export type TranslatedError =
   | { kind: 'not-null'; column: string | null }
   /** Text longer than its column (engines that enforce sizes: PostgreSQL, MySQL). */
   | { kind: 'too-long'; column: string | null }
-  | { kind: 'unavailable' };
+  /** The server cannot be reached, refused or dropped the connection, or is shutting down. */
+  | { kind: 'unavailable' }
+  /** The statement was cancelled: it ran past the statement timeout or waited too long for a lock. */
+  | { kind: 'timeout' };
 
 export interface DialectAdapter {
   readonly name: DialectName;

@@ -24,6 +24,8 @@ export function translateWriteError(error: unknown, adapter: DialectAdapter): un
       return errors.validation({ [field]: [`The ${attributeName(field)} is longer than the database column allows.`] });
     }
     case 'unavailable':
-      return errors.serviceUnavailable();
+    case 'timeout':
+      // Answered 503 by the global error handler, as on every route (http/error-handler.ts).
+      return error;
   }
 }

@@ -4,10 +4,21 @@
 import { sql } from 'kysely';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 
+/** No pooled connection within DB_CONNECT_TIMEOUT_MS (connect.ts; mysql2's own pool has no limit). */
+export const ACQUIRE_TIMEOUT = 'POOL_ACQUIRE_TIMEOUT';
+
 const UNAVAILABLE = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN', 'POOL_CLOSED',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  ACQUIRE_TIMEOUT,
 ]);
+/** MariaDB's "Connection was killed" has no name in mysql2's table of codes, only a number. */
+const ER_CONNECTION_KILLED = 1927;
+/**
+ * Statements cut short: MariaDB's max_statement_time (1969, also nameless in mysql2), MySQL's
+ * max_execution_time (ER_QUERY_TIMEOUT) and innodb_lock_wait_timeout (ER_LOCK_WAIT_TIMEOUT).
+ */
+const CANCELLED = new Set([1969, 3024, 1205]);
 
 /** A DATETIME(3) literal in UTC: 2026-11-21 10:00:00.123. */
 function utcDatetime(date: Date): string {
@@ -36,7 +47,7 @@ export const mysqlAdapter: DialectAdapter = {
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;
-    const { code } = error as Error & { code?: string };
+    const { code, errno, fatal } = error as Error & { code?: string; errno?: number; fatal?: boolean };
     if (code === 'ER_DUP_ENTRY') {
       // "Duplicate entry 'x' for key 'users_login_unique'" (or 'users.login', 'login').
       const key = /for key '(?:\w+\.)?(\w+)'/.exec(error.message)?.[1] ?? null;
@@ -49,7 +60,9 @@ export const mysqlAdapter: DialectAdapter = {
     if (code === 'ER_BAD_NULL_ERROR' || code === 'ER_NO_DEFAULT_FOR_FIELD') {
       return { kind: 'not-null', column: /(?:Column|Field) '(\w+)'/.exec(error.message)?.[1] ?? null };
     }
-    if (code !== undefined && UNAVAILABLE.has(code)) return { kind: 'unavailable' };
+    if (errno !== undefined && CANCELLED.has(errno)) return { kind: 'timeout' };
+    // mysql2 marks every error that ends the connection (network, protocol, closed) as fatal.
+    if (fatal === true || errno === ER_CONNECTION_KILLED || (code !== undefined && UNAVAILABLE.has(code))) return { kind: 'unavailable' };
     return null;
   },
 };

@@ -6,6 +6,10 @@ import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 /** SQLSTATE classes that mean "the server cannot be reached or is going away". */
 const UNAVAILABLE = /^(08|53|57P0[1-3])/;
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+/** pg's own pool and socket failures carry no SQLSTATE, only these messages. */
+const DRIVER_UNAVAILABLE = /timeout exceeded when trying to connect|Connection terminated|not queryable|Cannot use a pool after calling end/;
+/** query_canceled (statement_timeout) and lock_not_available (lock_timeout). */
+const CANCELLED = new Set(['57014', '55P03']);
 
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
@@ -29,12 +33,12 @@ export const postgresAdapter: DialectAdapter = {
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;
     const { code, column, detail } = error as Error & { code?: string; column?: string; detail?: string };
-    // pg's own pool and socket failures carry no SQLSTATE.
-    if (code === undefined) return /timeout exceeded when trying to connect|Connection terminated/.test(error.message) ? { kind: 'unavailable' } : null;
+    if (code === undefined) return DRIVER_UNAVAILABLE.test(error.message) ? { kind: 'unavailable' } : null;
     if (code === '23505') return { kind: 'unique', column: /^Key \(([\w]+)\)=/.exec(detail ?? '')?.[1] ?? null };
     if (code === '23503') return { kind: 'foreign-key' };
     if (code === '22001') return { kind: 'too-long', column: null };
     if (code === '23502') return { kind: 'not-null', column: column ?? null };
+    if (CANCELLED.has(code)) return { kind: 'timeout' };
     if (UNAVAILABLE.test(code) || NETWORK.has(code)) return { kind: 'unavailable' };
     return null;
   },

@@ -24,6 +24,10 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
   // An idle client whose server went away emits 'error' on the pool; without a listener that
   // would be an uncaught exception. The next checkout opens a new connection.
   pool.on('error', () => {});
+  // A checked-out client has no listener (pg-pool listens only while a client is idle), yet pg
+  // emits 'error' on it when its connection drops mid-query, besides failing the query: without
+  // this the process dies. The query's own error answers 503; release drops the broken client.
+  pool.on('connect', (client) => client.on('error', () => {}));
   let executed = 0;
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }), log: countingLog(() => (executed += 1)) });
   return {

@@ -32,7 +32,9 @@ export const sqliteAdapter: DialectAdapter = {
     // ON DELETE RESTRICT reports itself as a trigger constraint.
     if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || (code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/.test(error.message))) return { kind: 'foreign-key' };
     if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'not-null', column };
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
+    // SQLITE_BUSY: another connection (another process) held the write lock past busy_timeout.
+    if (code === 'SQLITE_BUSY') return { kind: 'timeout' };
+    if (code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
     return null;
   },
 };
