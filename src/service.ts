@@ -1,4 +1,4 @@
-// The composition root: configuration -> database (migrated, bootstrapped) -> auth -> app with
+// The composition root: configuration -> databases (migrated, bootstrapped) -> auth -> app with
 // the service's routes.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { bootstrap } from './app/bootstrap.js';
@@ -15,6 +15,7 @@ import { persistentSecret } from './config/secrets.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { migrate } from './database/migrator.js';
+import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { MemoryNonceStore } from './driver/nonce-store.js';
@@ -29,6 +30,8 @@ import type { PusherServer } from './realtime/pusher-server.js';
 export interface Service {
   readonly app: FastifyInstance;
   readonly database: Database;
+  /** The databases of the units' data tables: the main one and each DB_CONNECTIONS entry. */
+  readonly unitDatabases: UnitDatabases;
   /** The send API of SPEC.md 6 (the session user's default sender is given per call). */
   readonly notifications: NotificationSender;
   /** The embedded Pusher server; null unless REALTIME_NOTIFICATIONS=true. */
@@ -53,8 +56,22 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
   const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
   const database = await openDatabase(config);
+  const unitDatabases = await UnitDatabases.open(database, config, config).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   const clock = options.clock ?? Date.now;
-  const dataFor = () => database;
+  // A unit naming an unconfigured connection is an operator's mistake: said once in the log,
+  // and each of its resource requests answers 503 (http/build-app.ts).
+  const reported = new Set<string>();
+  const dataFor = (connection: string | null): Database | UnknownConnection => {
+    const data = unitDatabases.for(connection);
+    if ('unknownConnection' in data && !reported.has(data.unknownConnection)) {
+      reported.add(data.unknownConnection);
+      app.log.error(`A unit names connection "${data.unknownConnection}", which DB_CONNECTIONS does not configure; its requests answer 503.`);
+    }
+    return data;
+  };
   const limiter = new FailureLimiter(databaseFailureStore(database), clock);
   const sessions = new SessionAuth({
     store: databaseSessionStore(database),
@@ -88,7 +105,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
-  app.addHook('onClose', async () => database.close());
+  app.addHook('onClose', async () => {
+    await unitDatabases.close();
+    await database.close();
+  });
   const first = await bootstrap(database, config.adminPassword);
   if (first.generatedPassword) {
     app.log.warn(`First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`);
@@ -96,5 +116,5 @@ export async function startService(config: Config, options: ServiceOptions = {})
     app.log.info('First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).');
   }
   if (!notifications) throw new Error('buildApp did not register the service routes');
-  return { app, database, notifications, realtime, close: () => app.close() };
+  return { app, database, unitDatabases, notifications, realtime, close: () => app.close() };
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
 import { registerResourceRoutes, type ResourceRoute } from '../engine/routes.js';
+import { errors } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
 import { installErrorHandling } from './error-handler.js';
 import type { MiddlewareRegistry } from './middleware.js';
@@ -47,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const context = (request: FastifyRequest): EngineContext => {
     const state = request.svc;
     if (!state) return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    // Never the main database instead: that would show and change another database's data.
+    if ('unknownConnection' in state.data) throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
     return { system: database, data: state.data, scope: state.scope, user: state.user, mode: state.mode };
   };
   const middleware = (spec: string) => options.middleware.resolve(spec);
