@@ -107,7 +107,3 @@ export async function startUnitServer(setup: UnitSetup, env: Record<string, stri
   };
 }
 
-/** A readable description of a describe() block per set-up. */
-export function setupTitle(rule: string, setup: UnitSetup): string {
-  return `${rule} (${setup.name})`;
-}
