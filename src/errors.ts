@@ -71,6 +71,11 @@ export const errors = {
     new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }, RETRY_SOON),
   databaseTimeout: () =>
     new HttpError('DATABASE_TIMEOUT', 503, { message: 'The database did not answer in time. Try again shortly.' }, RETRY_SOON),
+  /** A unit whose `connection` names no DB_CONNECTIONS entry: its data is nowhere to be read (DESIGN.md 3.5). */
+  unitDatabaseUnavailable: (connection: string) =>
+    new HttpError('UNIT_DATABASE_UNAVAILABLE', 503, {
+      message: `The database of this unit is unavailable: its connection "${connection}" is not configured.`,
+    }),
   server: (detail?: { message: string; exception: string; trace: string[] }) =>
     new HttpError('SERVER_ERROR', 500, detail ? { ...detail } : { message: 'Server Error' }),
 } as const;

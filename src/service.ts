@@ -1,4 +1,4 @@
-// The composition root: configuration -> database (migrated, bootstrapped) -> auth -> app with
+// The composition root: configuration -> databases (migrated, bootstrapped) -> auth -> app with
 // the service's routes.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { bootstrap } from './app/bootstrap.js';
@@ -13,6 +13,7 @@ import { persistentSecret } from './config/secrets.js';
 import { connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { MIGRATION_SETS, migrate } from './database/migrator.js';
+import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { buildApp } from './http/build-app.js';
@@ -28,6 +29,8 @@ import { openSharedState } from './redis/shared-state.js';
 export interface Service {
   readonly app: FastifyInstance;
   readonly database: Database;
+  /** The databases of the units' data tables: the main one and each DB_CONNECTIONS entry. */
+  readonly unitDatabases: UnitDatabases;
   /** The send API of SPEC.md 6 (the session user's default sender is given per call). */
   readonly notifications: NotificationSender;
   /** The embedded Pusher server; null unless REALTIME_NOTIFICATIONS=true. */
@@ -75,6 +78,8 @@ async function firstStart(database: Database, config: Config, log: StartLog): Pr
 export async function prepareService(config: Config, log: StartLog): Promise<void> {
   const database = await openDatabase(config);
   try {
+    // Opening the units' databases brings their data tables up to date too.
+    await (await UnitDatabases.open(database, config, config)).close();
     await firstStart(database, config, log);
   } finally {
     await database.close();
@@ -87,10 +92,25 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
   const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
   const database = options.prepared ? connectDatabase(config.databaseUrl, config) : await openDatabase(config);
+  const unitDatabases = await UnitDatabases.open(database, config, config).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   const clock = options.clock ?? Date.now;
-  const dataFor = () => database;
+  // A unit naming an unconfigured connection is an operator's mistake: said once in the log,
+  // and each of its resource requests answers 503 (http/build-app.ts).
+  const reported = new Set<string>();
+  const dataFor = (connection: string | null): Database | UnknownConnection => {
+    const data = unitDatabases.for(connection);
+    if ('unknownConnection' in data && !reported.has(data.unknownConnection)) {
+      reported.add(data.unknownConnection);
+      app.log.error(`A unit names connection "${data.unknownConnection}", which DB_CONNECTIONS does not configure; its requests answer 503.`);
+    }
+    return data;
+  };
   // Sessions, failure counters and nonces: in Redis with REDIS_URL, shared by every instance.
   const shared = await openSharedState(config, database, clock).catch(async (error: unknown) => {
+    await unitDatabases.close();
     await database.close();
     throw error;
   });
@@ -110,6 +130,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let notifications: NotificationSender | undefined;
   let realtime: PusherServer | null = null;
   const app = await buildApp({
+    unitDatabases: unitDatabases.databases(),
     config,
     database,
     resources: serviceRoutes,
@@ -128,10 +149,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
-  app.addHook('onClose', async () => database.close());
+  app.addHook('onClose', async () => {
+    await unitDatabases.close();
+    await database.close();
+  });
   app.addHook('onClose', async () => shared.close());
   shared.redis?.reportTo(app.log);
   if (!options.prepared) await firstStart(database, config, app.log);
   if (!notifications) throw new Error('buildApp did not register the service routes');
-  return { app, database, notifications, realtime, close: () => app.close() };
+  return { app, database, unitDatabases, notifications, realtime, close: () => app.close() };
 }

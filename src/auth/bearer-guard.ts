@@ -4,6 +4,7 @@
 // re-validation; the route's abilities (all required) are checked by the guard.
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../database/database.js';
+import type { UnknownConnection } from '../database/unit-databases.js';
 import { errors } from '../errors.js';
 import '../http/request-state.js';
 import type { Clock, FailureLimiter } from './failure-limiter.js';
@@ -14,8 +15,8 @@ import { toMillis } from '../model/casts.js';
 
 export interface BearerOptions {
   readonly system: Database;
-  /** The database of a unit's data tables (its `connection`, or the system one). */
-  readonly dataFor: (connection: string | null) => Database;
+  /** The database of a unit's data tables (its `connection`'s, or the system one), or the unknown name. */
+  readonly dataFor: (connection: string | null) => Database | UnknownConnection;
   readonly limiter: FailureLimiter;
   readonly tenantIsolation: boolean;
   readonly clock: Clock;

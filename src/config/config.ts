@@ -107,8 +107,12 @@ function connections(env: Env): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const [name, url] of Object.entries(parsed)) {
-    if (typeof url !== 'string' || !/^[a-z0-9_-]+$/i.test(name)) {
-      throw new ConfigError(`DB_CONNECTIONS entry "${name}" must map a name (a-z, 0-9, _ or -) to a URL string`);
+    // A unit stores the name in units.connection (at most 64 characters).
+    if (!/^[a-z0-9_-]{1,64}$/i.test(name)) {
+      throw new ConfigError(`DB_CONNECTIONS entry "${name}": a name is 1 to 64 characters of a-z, 0-9, _ or -`);
+    }
+    if (typeof url !== 'string' || url.trim() === '') {
+      throw new ConfigError(`DB_CONNECTIONS entry "${name}" must map to a database URL string (sqlite:, postgres:// or mysql://)`);
     }
     out[name] = url;
   }

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
 import { registerResourceRoutes, type ResourceRoute } from '../engine/routes.js';
+import { errors } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
 import { installErrorHandling } from './error-handler.js';
 import type { MiddlewareRegistry } from './middleware.js';
@@ -24,6 +25,8 @@ export interface AppOptions {
   readonly cookieSecret?: string;
   /** Routes beyond the resources (session, token admin), registered after them. */
   readonly routes?: (app: FastifyInstance) => void;
+  /** The units' own databases (DB_CONNECTIONS), whose errors the error handler must recognise too. */
+  readonly unitDatabases?: readonly Database[];
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -42,11 +45,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('svc', null);
   await app.register(fastifyCookie, { secret: options.cookieSecret ?? randomBytes(32).toString('hex'), hook: 'onRequest' });
-  installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit, adapters: [database.adapter] });
+  installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit, adapters: [...new Set([database, ...(options.unitDatabases ?? [])].map((d) => d.adapter))] });
 
   const context = (request: FastifyRequest): EngineContext => {
     const state = request.svc;
     if (!state) return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    // Never the main database instead: that would show and change another database's data.
+    if ('unknownConnection' in state.data) throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
     return { system: database, data: state.data, scope: state.scope, user: state.user, mode: state.mode };
   };
   const middleware = (spec: string) => options.middleware.resolve(spec);

@@ -1,6 +1,7 @@
 // Per-request state set by the auth middleware and read by the engine's route handlers
 // (STYLE.md example 6: explicit per-request state, typed through declaration merging).
 import type { Database } from '../database/database.js';
+import type { UnknownConnection } from '../database/unit-databases.js';
 import type { Row } from '../model/entity.js';
 import type { Scope } from '../model/scope.js';
 
@@ -9,8 +10,11 @@ export interface RequestState {
   readonly scope: Scope;
   /** The acting user's stored record. */
   readonly user: Row;
-  /** The database holding the data tables of the request's unit. */
-  readonly data: Database;
+  /**
+   * The database holding the data tables of the request's unit; for a unit whose connection
+   * names no configured database, that name: its resource requests answer 503.
+   */
+  readonly data: Database | UnknownConnection;
   /** Bearer mode: the token's abilities. */
   readonly abilities?: readonly string[];
   /** Session mode: the session's store key and CSRF secret. */

@@ -17,6 +17,8 @@ const fxRow = defineEntity({
   fillable: ['group_id'],
 });
 const fxUser = defineEntity({ name: 'FxDefinitionUser', table: 'users', columns: ['id', 'login', 'name'], fillable: [] });
+// A system table keyed by template: a relation from a data entity into another database.
+const fxSystemRow = defineEntity({ name: 'FxDefinitionSystemRow', table: 'user_groups', columns: ['id', 'template_id'], fillable: [] });
 const fxTemplate = defineEntity({
   name: 'FxDefinitionTemplate',
   table: 'import_templates',
@@ -27,6 +29,7 @@ const fxTemplate = defineEntity({
   relations: {
     creator: belongsTo(() => fxUser, 'created_by'),
     groups: hasMany(() => fxRow, 'template_id'),
+    elsewhere: hasMany(() => fxSystemRow, 'template_id'),
   },
 });
 
@@ -84,6 +87,14 @@ describe('SPEC 2.1 resource configuration checked at boot', () => {
 
   it('fails for an unknown relation in withCount', () => {
     refuses({ withCount: ['ghost'] }, 'withCount names "ghost", which is not a relation of FxDefinitionTemplate');
+  });
+
+  it('fails for a withCount whose rows live in another database (counts are sub-queries)', () => {
+    refuses({ withCount: ['elsewhere'] }, 'withCount "elsewhere" crosses databases; counts are sub-queries');
+  });
+
+  it('fails for details whose rows live in another database (a write is one transaction)', () => {
+    refuses({ details: ['elsewhere'] }, 'details "elsewhere" crosses databases; a write is one transaction');
   });
 
   it('fails for a defaultOrder that is not "<column> asc|desc"', () => {

@@ -24,7 +24,7 @@ const fxGroupRow = defineEntity({
   columns: ['id', 'template_id', 'group_id'],
   fillable: ['group_id'],
 });
-const fxMissingTable = defineEntity({ name: 'FxDeleteMissingTable', table: 'fx_delete_no_such_table', columns: ['id', 'template_id'], fillable: [] });
+const fxMissingTable = defineEntity({ name: 'FxDeleteMissingTable', table: 'fx_delete_no_such_table', storage: 'data', columns: ['id', 'template_id'], fillable: [] });
 const fxTemplate = defineEntity({
   name: 'FxDeleteTemplate',
   table: 'import_templates',

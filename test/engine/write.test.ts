@@ -35,7 +35,7 @@ const fxFreeUserRow = defineEntity({
   casts: { id: 'integer', template_id: 'integer', user_id: 'integer' },
   fillable: ['user_id'],
 });
-const fxMissingTable = defineEntity({ name: 'FxWriteMissingTable', table: 'fx_write_no_such_table', columns: ['id', 'template_id', 'x'], fillable: ['x'] });
+const fxMissingTable = defineEntity({ name: 'FxWriteMissingTable', table: 'fx_write_no_such_table', storage: 'data', columns: ['id', 'template_id', 'x'], fillable: ['x'] });
 const fxTemplate = defineEntity({
   name: 'FxWriteTemplate',
   table: 'import_templates',

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyServerOptions } from 'fastify';
 import { loadConfig } from '../../src/config/config.js';
 import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
@@ -51,6 +52,8 @@ export interface TestServerOptions {
   /** Send no default bearer token (the default is an admin token holding every ability). */
   readonly anonymous?: boolean;
   readonly clock?: Clock;
+  /** The service's logger (default: none), e.g. `{level: 'error', stream}` to read what it logs. */
+  readonly logger?: FastifyServerOptions['logger'];
 }
 
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
@@ -58,7 +61,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const database = env.DATABASE_URL ? null : await createTestDatabase();
   const databaseEnv = database?.url ? { DATABASE_URL: database.url } : {};
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...databaseEnv, ...env });
-  const service = await startService(config, { logger: false, ...(options.clock ? { clock: options.clock } : {}) });
+  const service = await startService(config, { logger: options.logger ?? false, ...(options.clock ? { clock: options.clock } : {}) });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

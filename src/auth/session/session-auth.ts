@@ -7,6 +7,7 @@ import CsrfTokens from '@fastify/csrf';
 import '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../database/database.js';
+import type { UnknownConnection } from '../../database/unit-databases.js';
 import { errors } from '../../errors.js';
 import '../../http/request-state.js';
 import type { Clock } from '../failure-limiter.js';
@@ -20,7 +21,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface SessionOptions {
   readonly store: SessionStore;
-  readonly dataFor: (connection: string | null) => Database;
+  readonly dataFor: (connection: string | null) => Database | UnknownConnection;
   readonly idleMinutes: number;
   readonly tenantIsolation: boolean;
   readonly clock: Clock;

@@ -63,7 +63,12 @@ export function defineResource(config: ResourceConfig): Resource {
   const sortable = columns(config.sortable ?? DEFAULTS.sortable, 'sortable');
 
   const details = new Map<string, HasMany>();
-  for (const name of config.details ?? DEFAULTS.details) details.set(name, hasManyNamed(name, 'details'));
+  for (const name of config.details ?? DEFAULTS.details) {
+    const r = hasManyNamed(name, 'details');
+    // A write is one transaction on the master's database (DESIGN.md 3.5: a unit's own one).
+    if (r.target().storage !== entity.storage) fail(`details "${name}" crosses databases; a write is one transaction`);
+    details.set(name, r);
+  }
 
   const belongsTo: Array<[string, BelongsTo]> = [];
   const hasMany: Array<[string, HasMany]> = [];

@@ -1,0 +1,110 @@
+// DESIGN.md 4 with DESIGN.md 3.5: a request of a unit with its own database runs a fixed number
+// of statements whatever the page size, counted on both databases it touches (statementCount is
+// per database): the system one (token check, creators) and the unit's (count, page with the
+// counts as sub-queries, detail rows). A write's transaction is on the unit's database only.
+//
+// Statements per bearer request of unit East, as asserted below (system + unit):
+//   list    2 + 4   token; creator  |  count, page with counts, groups, users
+//   show    2 + 3   token; creator  |  record with counts, groups, users
+//   create  4 + 8   token; exists groups.id, exists users.id (created_by and user rows), creator
+//                   |  begin, insert master, insert groups, insert users, record, groups, users, commit
+//   update  4 + 12  token; exists groups.id, exists users.id, creator  |  begin, master, stored
+//                   groups, stored users, update master, delete gone groups, insert groups, delete
+//                   gone users, record, groups, users, commit
+//   delete  1 + 6   token  |  begin, master, delete groups, delete users, delete master, commit
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { bearer } from '../helpers/bearer.js';
+import { assertJson, type Reply } from '../helpers/http.js';
+import { templatePayload } from '../helpers/seed.js';
+import { insertRow } from '../helpers/rows.js';
+import { ONCE, startUnitServer, UNIT_SETUPS, type UnitServer } from '../helpers/unit-databases.js';
+
+const PATH = '/api/import-templates';
+const TEMPLATES = 60;
+
+for (const setup of UNIT_SETUPS) {
+  describe(`statement counts stay fixed across the system and unit databases (${setup.name})`, { skip: ONCE || setup.skip }, () => {
+    let units: UnitServer;
+    let east: Record<string, string>;
+
+    /** The reply of `request` and the statements it ran on each database. */
+    async function measure(request: () => Promise<Reply>): Promise<{ reply: Reply; system: number; unit: number }> {
+      const start = units.statements();
+      const reply = await request();
+      const end = units.statements();
+      return { reply, system: end.system - start.system, unit: end.unit - start.unit };
+    }
+
+    before(async () => {
+      units = await startUnitServer(setup);
+      east = bearer(units.eveToken);
+      // Set-up straight into east's database (test/helpers/templates.ts would read creators there).
+      await units.east.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < TEMPLATES; i++) {
+          const stamp = new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString();
+          const id = await insertRow(trx, 'import_templates', {
+            ...templatePayload({ title: `T${String(i).padStart(3, '0')}` }),
+            created_by: i % 2 === 0 ? units.eveId : 1,
+            created_at: stamp,
+            updated_at: stamp,
+          });
+          await insertRow(trx, 'import_template_groups', { template_id: id, group_id: units.groupId });
+          await insertRow(trx, 'import_template_users', { template_id: id, user_id: units.eveId });
+          await insertRow(trx, 'import_template_logs', { template_id: id, unit_id: units.eastUnitId, status: 'succeeded', created_at: stamp });
+        }
+      });
+      // Warm-up: the token's first use records last_used_at (once a minute at most).
+      assertJson(await units.server.get(`${PATH}?per_page=1`, { headers: east }), 200);
+    });
+    after(() => units?.close());
+
+    it('a list runs the same statements for per_page=1 and per_page=50: 2 system + 4 unit', async () => {
+      const measured: string[] = [];
+      for (const query of ['per_page=1', 'per_page=50', 'per_page=50&page=2', 'per_page=50&filters[title][like]=T0%25']) {
+        const { reply, system, unit } = await measure(() => units.server.get(`${PATH}?${query}`, { headers: east }));
+        assertJson(reply, 200);
+        assert.ok(reply.body.data.length > 0, query);
+        // Both creators (eve and admin) appear on every page of more than one record.
+        assert.ok(reply.body.data.every((t: { creator: unknown }) => t.creator !== null), query);
+        measured.push(`${query}: ${system} + ${unit}`);
+        assert.deepStrictEqual({ system, unit }, { system: 2, unit: 4 }, measured.join('; '));
+      }
+      const fifty = await units.server.get(`${PATH}?per_page=50`, { headers: east });
+      assert.equal(fifty.body.data.length, 50);
+    });
+
+    it('a show runs 2 system + 3 unit statements', async () => {
+      const { reply, system, unit } = await measure(() => units.server.get(`${PATH}/1`, { headers: east }));
+      assertJson(reply, 200);
+      assert.deepStrictEqual({ system, unit }, { system: 2, unit: 3 });
+    });
+
+    it('a create runs 4 system + 8 unit statements, whatever the number of detail rows', async () => {
+      for (const rows of [1, 40]) {
+        const payload = templatePayload({
+          groups: Array.from({ length: rows }, () => ({ group_id: units.groupId })),
+          users: Array.from({ length: rows }, () => ({ user_id: units.eveId })),
+        });
+        const { reply, system, unit } = await measure(() => units.server.post(PATH, payload, { headers: east }));
+        assertJson(reply, 201);
+        assert.equal(reply.body.users.length, rows);
+        assert.deepStrictEqual({ system, unit }, { system: 4, unit: 8 }, `${rows} rows per detail relation`);
+      }
+    });
+
+    it('an update of the master and both detail relations runs 4 system + 12 unit statements', async () => {
+      const { reply, system, unit } = await measure(() =>
+        units.server.put(`${PATH}/2`, { title: 'Both', groups: [{ group_id: units.groupId }], users: [] }, { headers: east }),
+      );
+      assertJson(reply, 200);
+      assert.deepStrictEqual({ system, unit }, { system: 4, unit: 12 });
+    });
+
+    it('a delete runs 1 system + 6 unit statements', async () => {
+      const { reply, system, unit } = await measure(() => units.server.delete(`${PATH}/3`, { headers: east }));
+      assertJson(reply, 200, { message: 'Resource deleted successfully' });
+      assert.deepStrictEqual({ system, unit }, { system: 1, unit: 6 });
+    });
+  });
+}
