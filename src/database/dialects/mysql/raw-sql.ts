@@ -93,7 +93,7 @@ function jsonValue(value: unknown, field: FieldPacket | undefined): RawValue {
  * has already raised (MySQL reports a second statement as ER_PARSE_ERROR like any other).
  * Skips quoted strings and identifiers and comments; `/*!...*\/` comments are code to MySQL.
  */
-export function hasSecondStatement(sql: string): boolean {
+function hasSecondStatement(sql: string): boolean {
   let i = 0;
   let afterSemicolon = false;
   while (i < sql.length) {
@@ -218,7 +218,13 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   // MariaDB and MySQL name their statement time limits differently; asked once.
   let flavor: Promise<'mariadb' | 'mysql'> | null = null;
   const flavorOf = (connection: PoolConnection) =>
-    (flavor ??= control(connection, 'select version() as v').then((rows) => (/mariadb/i.test(String((rows as Array<{ v: string }>)[0]?.v)) ? 'mariadb' : 'mysql')));
+    (flavor ??= control(connection, 'select version() as v').then(
+      (rows) => (/mariadb/i.test(String((rows as Array<{ v: string }>)[0]?.v)) ? 'mariadb' : 'mysql'),
+      (error: unknown) => {
+        flavor = null; // asked again by the next call
+        throw error;
+      },
+    ));
 
   /** The declared types (COLUMN_TYPE) of the table columns the fields come from. */
   const declaredTypes = async (connection: PoolConnection, fields: readonly FieldPacket[]): Promise<Map<string, string>> => {
@@ -295,15 +301,20 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
           }, timeoutMs + BACKSTOP_MS);
         }),
       ]).finally(() => clearTimeout(backstop));
+      if (outcome.error) {
+        // The statement's refusal is the answer, whatever the clean-up meets (a deadlock may
+        // have ended the transaction already): a connection not cleaned up is not reused.
+        await control(connection, limits.allowWrite ? 'ROLLBACK' : `XA END '${xid}'`)
+          .then(() => (limits.allowWrite ? undefined : control(connection, `XA ROLLBACK '${xid}'`)))
+          .then(() => reset(connection))
+          .catch(() => (reusable = false));
+        throw refused(outcome.error, sql);
+      }
       if (outcome.cut) reusable = false;
-      else if (limits.allowWrite) await control(connection, outcome.error ? 'ROLLBACK' : 'COMMIT');
+      else if (limits.allowWrite) await control(connection, 'COMMIT');
       else {
         await control(connection, `XA END '${xid}'`);
         await control(connection, `XA ROLLBACK '${xid}'`);
-      }
-      if (outcome.error) {
-        await reset(connection);
-        throw refused(outcome.error, sql);
       }
       const fields = outcome.fields;
       let declared: Map<string, string>;

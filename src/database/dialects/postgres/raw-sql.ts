@@ -281,8 +281,12 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
         }),
       ]).finally(() => clearTimeout(backstop));
       if (error !== null || statement.empty) {
-        await client.query('ROLLBACK');
-        await client.query('DISCARD ALL');
+        // The statement's refusal is the answer, whatever the clean-up meets: a connection not
+        // cleaned up is not reused.
+        await client
+          .query('ROLLBACK')
+          .then(() => client.query('DISCARD ALL'))
+          .catch(() => (reusable = false));
         throw error !== null ? refused(error) : new RawSqlError('invalid', refusals.empty);
       }
       // A deferred constraint can still refuse the COMMIT; PostgreSQL then rolls back.
@@ -297,8 +301,8 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
         truncated: statement.rows.length > limits.maxRows,
       };
     } catch (error) {
+      // A refusal of the statement itself left the connection rolled back and discarded.
       if (!(error instanceof RawSqlError) || error.kind === 'unavailable') reusable = false;
-      // A refusal from the statement itself left the connection clean (rolled back, discarded).
       throw refused(error);
     } finally {
       giveBack(client, reusable);
