@@ -15,10 +15,6 @@ function find(dir) {
   });
 }
 
-// Suites about one engine's own machinery run on SQLite only (the driver runs operator SQL
-// through SQLite's read-only connections; the engine suites prove the rest on every engine).
-const SQLITE_ONLY = [`test${path.sep}driver${path.sep}`];
-
 const ENGINES = [
   { name: 'sqlite', url: 'always' },
   { name: 'postgres', url: process.env.TEST_POSTGRES_URL, variable: 'TEST_POSTGRES_URL' },
@@ -40,10 +36,8 @@ for (const engine of ENGINES) {
     console.log(`\n# ${engine.name}: skipped, ${engine.variable} is not set (the suites run on SQLite only)\n`);
     continue;
   }
-  const engineFiles = engine.name === 'sqlite' ? files : files.filter((f) => !SQLITE_ONLY.some((p) => f.includes(p)));
-  if (engineFiles.length === 0) continue;
-  console.log(`\n# ${engine.name}: ${engineFiles.length} test files\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...engineFiles], {
+  console.log(`\n# ${engine.name}: ${files.length} test files\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
     stdio: 'inherit',
     env: { ...process.env, SVC_TEST_ENGINE: engine.name },
   });

@@ -1,8 +1,10 @@
 // DATABASE_URL -> an open Database. Only this file chooses among the dialect folders.
 import type { Database } from './database.js';
 import { connectMysql } from './dialects/mysql/connect.js';
+import { mysqlRawSql } from './dialects/mysql/raw-sql.js';
 import type { PoolOptions } from './dialects/pool-options.js';
 import { connectPostgres } from './dialects/postgres/connect.js';
+import { postgresRawSql } from './dialects/postgres/raw-sql.js';
 import { connectSqlite, type SqliteOptions } from './dialects/sqlite/connect.js';
 import { sqliteRawSql } from './dialects/sqlite/raw-sql.js';
 import type { RawSql, RawSqlLimits } from './raw-sql.js';
@@ -29,5 +31,7 @@ export function connectDatabase(url: string, options: ConnectOptions): Database 
 /** Operator SQL on the database at `url` (the signed-request driver), on connections of its own. */
 export function openRawSql(url: string, limits: RawSqlLimits): RawSql {
   if (url.startsWith('sqlite:')) return sqliteRawSql(url.slice('sqlite:'.length) || ':memory:', limits);
+  if (/^postgres(ql)?:\/\//.test(url)) return postgresRawSql(url, limits);
+  if (/^(mysql|mariadb):\/\//.test(url)) return mysqlRawSql(url.replace(/^mariadb:/, 'mysql:'), limits);
   throw unsupported(url);
 }

@@ -14,8 +14,11 @@ export interface RawSqlLimits {
 /** A value a statement may bind: JSON scalars (booleans become what the engine stores for them). */
 export type RawBinding = string | number | boolean | null;
 
-/** A value as it leaves the driver: JSON-safe (big integers as strings, blobs as base64). */
-export type RawValue = string | number | null;
+/**
+ * A value as it leaves the driver: JSON-safe (big integers and exact decimals as strings, blobs
+ * as base64, timestamps as ISO-8601 text); booleans where the engine has a boolean type.
+ */
+export type RawValue = string | number | boolean | null;
 
 export interface RawColumn {
   readonly name: string;
@@ -46,6 +49,14 @@ export interface RawTableColumn {
 }
 
 export type RawSqlRefusalKind = 'multiple-statements' | 'read-only' | 'timeout' | 'invalid' | 'unavailable';
+
+/** The operator-facing wording of the refusals, the same on every engine. */
+export const refusals = {
+  readOnly: 'The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.',
+  oneStatement: 'Send exactly one SQL statement per request.',
+  empty: 'The sql field holds no SQL statement.',
+  timeout: (ms: number) => `The statement ran longer than ${ms} ms and was cancelled.`,
+} as const;
 
 /** The statement was refused or cancelled; `message` is written for the operator. */
 export class RawSqlError extends Error {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DRIVER_SECRET, driverEnv } from '../helpers/driver-client.js';
+import { declared, param } from '../helpers/driver-engine.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { runCli, type Run } from '../helpers/cli.js';
 
@@ -30,12 +31,12 @@ describe('svc driver:query', { concurrency: true }, () => {
   after(() => server.close());
 
   it('prints the answer of a signed query as JSON', async () => {
-    const run = await svc(env, 'driver:query', 'select id, name from companies where id = ?', '--bindings=[1]');
+    const run = await svc(env, 'driver:query', `select id, name from companies where id = ${param(1)}`, '--bindings=[1]');
     assert.equal(run.code, 0, run.stderr);
     assert.deepStrictEqual(JSON.parse(run.stdout), {
       columns: [
-        { name: 'id', type: 'INTEGER' },
-        { name: 'name', type: 'varchar(200)' },
+        { name: 'id', type: declared.id },
+        { name: 'name', type: declared.varchar(200) },
       ],
       rows: [[1, 'Default']],
       row_count: 1,

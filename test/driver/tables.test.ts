@@ -1,6 +1,8 @@
 // GET /_mad/rest-driver/tables and /tables/{name}: the user tables and views of the database a
 // request names (`?connection=`, a DB_CONNECTIONS entry; the main database by default), and
-// one table's columns. The name is looked up among existing tables, never spliced into SQL.
+// one table's columns. The name is looked up among existing tables, never spliced into SQL. On
+// every engine: SQLite's catalog, PostgreSQL's and MariaDB's information_schema for the
+// database's current schema, each naming types its own way.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,27 +11,50 @@ import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { DRIVER, driverEnv, driverQuery, driverRequest } from '../helpers/driver-client.js';
+import { declared } from '../helpers/driver-engine.js';
+import { createTestDatabase, missingDatabaseUrl, runStatements, testEngine, type TestDatabase } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const TABLES = `${DRIVER}/tables`;
 const TABLE_NOT_FOUND = { error: 'Table not found' };
 
+const ARCHIVE = ['create table old_orders (id integer primary key, total real not null default 0, note text)', 'insert into old_orders (id, total) values (1, 9.5)'];
+/** old_orders as each engine's catalog describes it (MariaDB's `real` is a double). */
+const ARCHIVE_COLUMNS = {
+  sqlite: { id: 'INTEGER', total: 'REAL', note: 'TEXT' },
+  postgres: { id: 'integer', total: 'real', note: 'text' },
+  mysql: { id: 'int(11)', total: 'double', note: 'text' },
+}[testEngine];
+/** The default of companies.active and of the generated key, as each catalog holds them. */
+const DEFAULTS = {
+  sqlite: { id: null, active: "'Y'" },
+  postgres: { id: "nextval('companies_id_seq'::regclass)", active: "'Y'::character varying" },
+  mysql: { id: null, active: "'Y'" },
+}[testEngine];
+
 describe('driver: tables and columns', () => {
   let server: TestServer;
   let archiveDir: string;
+  let archiveDatabase: TestDatabase | null = null;
   before(async () => {
-    // A second database, named by DB_CONNECTIONS.
+    // A second database, named by DB_CONNECTIONS, on the engine under test; and one that does not exist.
     archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-driver-archive-'));
-    const archive = new BetterSqlite3(path.join(archiveDir, 'archive.sqlite'));
-    archive.exec("create table old_orders (id integer primary key, total real not null default 0, note text); insert into old_orders (total) values (9.5)");
-    archive.close();
-    server = await startTestServer(
-      driverEnv({
-        DB_CONNECTIONS: JSON.stringify({ archive: `sqlite:${path.join(archiveDir, 'archive.sqlite')}`, missing: `sqlite:${path.join(archiveDir, 'missing.sqlite')}` }),
-      }),
-      { anonymous: true },
-    );
+    let archiveUrl: string;
+    let missingUrl: string;
+    if (testEngine === 'sqlite') {
+      const archive = new BetterSqlite3(path.join(archiveDir, 'archive.sqlite'));
+      for (const statement of ARCHIVE) archive.exec(statement);
+      archive.close();
+      archiveUrl = `sqlite:${path.join(archiveDir, 'archive.sqlite')}`;
+      missingUrl = `sqlite:${path.join(archiveDir, 'missing.sqlite')}`;
+    } else {
+      archiveDatabase = await createTestDatabase();
+      archiveUrl = archiveDatabase.url as string;
+      await runStatements(testEngine, archiveUrl, ARCHIVE);
+      missingUrl = missingDatabaseUrl(testEngine);
+    }
+    server = await startTestServer(driverEnv({ DB_CONNECTIONS: JSON.stringify({ archive: archiveUrl, missing: missingUrl }) }), { anonymous: true });
     await sql`create view active_companies as select id, name from companies where active = 'Y'`.execute(server.service.database.db);
     // The service migrates every DB_CONNECTIONS database at start (units may keep their data
     // there); "missing" is then a file gone while the service runs.
@@ -37,28 +62,29 @@ describe('driver: tables and columns', () => {
   });
   after(async () => {
     await server.close();
+    await archiveDatabase?.drop();
     fs.rmSync(archiveDir, { recursive: true, force: true });
   });
 
-  it('lists the tables and views by name, without SQLite\'s own', async () => {
+  it('lists the tables and views by name, without the engine\'s own', async () => {
     const reply = await driverRequest(server.url, 'GET', TABLES);
     assertJson(reply, 200);
     const tables: Array<{ name: string; type: string }> = reply.body.tables;
     assert.deepStrictEqual(tables.find((t) => t.name === 'companies'), { name: 'companies', type: 'table' });
     assert.deepStrictEqual(tables.find((t) => t.name === 'active_companies'), { name: 'active_companies', type: 'view' });
     assert.deepStrictEqual(tables.map((t) => t.name), [...tables.map((t) => t.name)].sort());
-    assert.equal(tables.some((t) => t.name.startsWith('sqlite_')), false);
+    assert.equal(tables.some((t) => /^(sqlite_|pg_)/.test(t.name)), false);
   });
 
   it('describes a table\'s columns: name, declared type, nullable, default, primary key', async () => {
     assertJson(await driverRequest(server.url, 'GET', `${TABLES}/companies`), 200, {
       name: 'companies',
       columns: [
-        { name: 'id', type: 'INTEGER', nullable: false, default: null, primary_key: true },
-        { name: 'name', type: 'varchar(200)', nullable: false, default: null, primary_key: false },
-        { name: 'active', type: 'varchar(1)', nullable: false, default: "'Y'", primary_key: false },
-        { name: 'created_at', type: 'TEXT', nullable: true, default: null, primary_key: false },
-        { name: 'updated_at', type: 'TEXT', nullable: true, default: null, primary_key: false },
+        { name: 'id', type: declared.id, nullable: false, default: DEFAULTS.id, primary_key: true },
+        { name: 'name', type: declared.varchar(200), nullable: false, default: null, primary_key: false },
+        { name: 'active', type: declared.varchar(1), nullable: false, default: DEFAULTS.active, primary_key: false },
+        { name: 'created_at', type: declared.timestamp, nullable: true, default: null, primary_key: false },
+        { name: 'updated_at', type: declared.timestamp, nullable: true, default: null, primary_key: false },
       ],
     });
     const view = await driverRequest(server.url, 'GET', `${TABLES}/active_companies`);
@@ -66,7 +92,7 @@ describe('driver: tables and columns', () => {
   });
 
   it('answers 404 {error: "Table not found"} for a name that is not a table, however it is written', async () => {
-    for (const name of ['no_such_table', 'sqlite_schema', 'COMPANIES', encodeURIComponent('companies; drop table groups'), encodeURIComponent("companies') --")]) {
+    for (const name of ['no_such_table', 'sqlite_schema', 'pg_class', 'TABLES', 'COMPANIES', encodeURIComponent('companies; drop table groups'), encodeURIComponent("companies') --")]) {
       assertJson(await driverRequest(server.url, 'GET', `${TABLES}/${name}`), 404, TABLE_NOT_FOUND);
     }
     const groups = await driverRequest(server.url, 'GET', `${TABLES}/groups`);
@@ -82,9 +108,9 @@ describe('driver: tables and columns', () => {
     assertJson(await driverRequest(server.url, 'GET', `${TABLES}/old_orders?connection=archive`), 200, {
       name: 'old_orders',
       columns: [
-        { name: 'id', type: 'INTEGER', nullable: false, default: null, primary_key: true },
-        { name: 'total', type: 'REAL', nullable: false, default: '0', primary_key: false },
-        { name: 'note', type: 'TEXT', nullable: true, default: null, primary_key: false },
+        { name: 'id', type: ARCHIVE_COLUMNS.id, nullable: false, default: null, primary_key: true },
+        { name: 'total', type: ARCHIVE_COLUMNS.total, nullable: false, default: '0', primary_key: false },
+        { name: 'note', type: ARCHIVE_COLUMNS.note, nullable: true, default: null, primary_key: false },
       ],
     });
     assertJson(await driverRequest(server.url, 'GET', `${TABLES}/companies?connection=archive`), 404, TABLE_NOT_FOUND);
@@ -92,7 +118,7 @@ describe('driver: tables and columns', () => {
     assert.deepStrictEqual(query.body.rows, [[1, 9.5]]);
   });
 
-  it('answers 422 for an unknown connection and 503 for one whose file cannot be opened', async () => {
+  it('answers 422 for an unknown connection and 503 for one whose database cannot be opened', async () => {
     const invalid = { message: 'The selected connection is invalid.', errors: { connection: ['The selected connection is invalid.'] } };
     assertJson(await driverRequest(server.url, 'GET', `${TABLES}?connection=nowhere`), 422, invalid);
     assertJson(await driverQuery(server.url, 'select 1', undefined, { connection: 'nowhere' }), 422, invalid);

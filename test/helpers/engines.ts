@@ -29,8 +29,12 @@ function withDatabase(url: string, name: string): string {
 }
 
 /** Runs admin statements on a connection of its own, closed at once (no handle keeps the test alive). */
-async function admin(engine: 'postgres' | 'mysql', statements: readonly string[]): Promise<void> {
-  const url = serverUrl(engine);
+function admin(engine: 'postgres' | 'mysql', statements: readonly string[]): Promise<void> {
+  return runStatements(engine, serverUrl(engine), statements);
+}
+
+/** Runs statements on the database at `url` (a server URL of `engine`), on a connection of its own. */
+export async function runStatements(engine: 'postgres' | 'mysql', url: string, statements: readonly string[]): Promise<void> {
   if (engine === 'postgres') {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -47,6 +51,11 @@ async function admin(engine: 'postgres' | 'mysql', statements: readonly string[]
   } finally {
     await connection.end();
   }
+}
+
+/** The URL of a database that does not exist on the engine's test server. */
+export function missingDatabaseUrl(engine: 'postgres' | 'mysql'): string {
+  return withDatabase(serverUrl(engine), `svc_missing_${randomBytes(4).toString('hex')}`);
 }
 
 /** A new empty database on the engine under test. */

@@ -15,7 +15,7 @@ import { runCli } from '../helpers/cli.js';
 import { DRIVER, assertDriver401, driverEnv, driverRequest } from '../helpers/driver-client.js';
 import { assertJson } from '../helpers/http.js';
 import { RedisProbe, redisEnv, redisSuite } from '../helpers/redis.js';
-import { createTestDatabase, testEngine } from '../helpers/engines.js';
+import { createTestDatabase } from '../helpers/engines.js';
 import { templatePayload } from '../helpers/seed.js';
 import { SessionClient, signedIn } from '../helpers/session-client.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -26,11 +26,9 @@ import { REALTIME_ENV, login, pusherClient, seedLoginUser, waitFor, type Pusher,
 const SHARED_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-two-instances-'));
 const sharedDatabase = await createTestDatabase();
 const DATABASE_URL = sharedDatabase.url ?? `sqlite:${path.join(SHARED_DIR, 'svc.sqlite')}`;
-// The signed-request driver runs operator SQL on SQLite only.
-const driverRuns = testEngine === 'sqlite';
 
 // What every instance of one deployment shares (DESIGN.md 3.6): the secrets, set, not generated.
-const DEPLOYMENT = { DATABASE_URL, APP_SECRET: 'two-instances-app-secret', ...REALTIME_ENV, ...(driverRuns ? driverEnv() : {}) };
+const DEPLOYMENT = { DATABASE_URL, APP_SECRET: 'two-instances-app-secret', ...REALTIME_ENV, ...driverEnv() };
 
 const LIST = '/api/import-templates';
 let logins = 0;
@@ -151,7 +149,7 @@ describe('two instances sharing one database and one Redis', redisSuite, () => {
     for (const received of lists) assert.deepStrictEqual(received.map((event) => [event.id, event.title]), [[record?.id, 'From the CLI']]);
   });
 
-  it('accepts a driver nonce once across instances: the same signed request replayed to B is a 401', { skip: !driverRuns && 'the driver runs on SQLite only' }, async () => {
+  it('accepts a driver nonce once across instances: the same signed request replayed to B is a 401', async () => {
     const signing = { nonce: `two-instances-nonce-${Date.now()}`, timestamp: Math.floor(Date.now() / 1000) };
     const send = (url: string) => driverRequest(url, 'POST', `${DRIVER}/query`, { body: { sql: 'select 1 as one' }, signing });
     assertJson(await send(a.url), 200);

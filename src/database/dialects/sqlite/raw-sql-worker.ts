@@ -4,11 +4,11 @@
 // read-only flag, which no SQL can lift, and `query_only` on top. Cancelling: raw-sql-protocol.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { RawBinding, RawColumn, RawResult, RawSqlRefusalKind, RawValue } from '../../raw-sql.js';
+import { refusals, type RawBinding, type RawColumn, type RawResult, type RawSqlRefusalKind, type RawValue } from '../../raw-sql.js';
 import { CANCELLED, FINISHED, RUNNING, type WorkerJob, type WorkerReply } from './raw-sql-protocol.js';
 
-const READ_ONLY = 'The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.';
-const ONE_STATEMENT = 'Send exactly one SQL statement per request.';
+const READ_ONLY = refusals.readOnly;
+const ONE_STATEMENT = refusals.oneStatement;
 
 function refused(kind: RawSqlRefusalKind, message: string): WorkerReply {
   return { type: 'refused', kind, message };
@@ -22,7 +22,7 @@ function refusalOf(error: unknown): WorkerReply {
   // Another writer held the lock past busy_timeout, as in sqlite/adapter.ts.
   if (code === 'SQLITE_BUSY') return refused('unavailable', message);
   if (error instanceof RangeError && /more than one statement/.test(message)) return refused('multiple-statements', ONE_STATEMENT);
-  if (error instanceof RangeError && /no statements/.test(message)) return refused('invalid', 'The sql field holds no SQL statement.');
+  if (error instanceof RangeError && /no statements/.test(message)) return refused('invalid', refusals.empty);
   return refused('invalid', message);
 }
 

@@ -7,7 +7,7 @@
 // gone, then is rolled back; the row cap does not shorten it. Catalog lookups stay on this thread.
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { RawSqlError, type RawBinding, type RawResult, type RawSql, type RawSqlLimits, type RawTable, type RawTableColumn } from '../../raw-sql.js';
+import { RawSqlError, refusals, type RawBinding, type RawResult, type RawSql, type RawSqlLimits, type RawTable, type RawTableColumn } from '../../raw-sql.js';
 import { CANCELLED, RUNNING, type WorkerJob, type WorkerReply } from './raw-sql-protocol.js';
 
 // Compiled, the worker is raw-sql-worker.js beside this file. Run from source through tsx (tests,
@@ -69,7 +69,7 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
       const cancel = () => {
         // Lost to a worker that has just finished: its answer is on the way.
         if (Atomics.compareExchange(state, 0, RUNNING, CANCELLED) !== RUNNING) return;
-        settle(() => reject(new RawSqlError('timeout', `The statement ran longer than ${limits.timeoutMs} ms and was cancelled.`)));
+        settle(() => reject(new RawSqlError('timeout', refusals.timeout(limits.timeoutMs))));
       };
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'started') timer = setTimeout(cancel, limits.timeoutMs);
