@@ -51,7 +51,9 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
   });
   app.setErrorHandler((raw: FastifyError, request, reply) => {
     let error = raw instanceof HttpError ? raw : fromDatabase(raw, options.adapters) ?? fromFramework(raw, request, options.bodyLimit);
-    if (error?.status === 503) {
+    if (error?.status === 503 && !(raw instanceof HttpError)) {
+      // A database that could not serve the request; a 503 the service raised itself (a unit's
+      // unconfigured connection) was already logged where it was decided.
       request.log.warn({ err: raw }, error.body.message as string);
     } else if (!error) {
       request.log.error({ err: raw }, 'unhandled error');

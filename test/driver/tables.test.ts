@@ -12,7 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { DRIVER, driverEnv, driverQuery, driverRequest } from '../helpers/driver-client.js';
 import { declared } from '../helpers/driver-engine.js';
-import { createTestDatabase, missingDatabaseUrl, runStatements, testEngine, type TestDatabase } from '../helpers/engines.js';
+import { createTestDatabase, runStatements, testEngine, type TestDatabase } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -37,6 +37,7 @@ describe('driver: tables and columns', () => {
   let server: TestServer;
   let archiveDir: string;
   let archiveDatabase: TestDatabase | null = null;
+  let missingDatabase: TestDatabase | null = null;
   before(async () => {
     // A second database, named by DB_CONNECTIONS, on the engine under test; and one that does not exist.
     archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-driver-archive-'));
@@ -52,13 +53,15 @@ describe('driver: tables and columns', () => {
       archiveDatabase = await createTestDatabase();
       archiveUrl = archiveDatabase.url as string;
       await runStatements(testEngine, archiveUrl, ARCHIVE);
-      missingUrl = missingDatabaseUrl(testEngine);
+      missingDatabase = await createTestDatabase();
+      missingUrl = missingDatabase.url as string;
     }
     server = await startTestServer(driverEnv({ DB_CONNECTIONS: JSON.stringify({ archive: archiveUrl, missing: missingUrl }) }), { anonymous: true });
     await sql`create view active_companies as select id, name from companies where active = 'Y'`.execute(server.service.database.db);
     // The service migrates every DB_CONNECTIONS database at start (units may keep their data
-    // there); "missing" is then a file gone while the service runs.
+    // there); "missing" is then a database gone while the service runs.
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(path.join(archiveDir, `missing.sqlite${suffix}`), { force: true });
+    await missingDatabase?.drop();
   });
   after(async () => {
     await server.close();

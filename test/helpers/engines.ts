@@ -53,10 +53,6 @@ export async function runStatements(engine: 'postgres' | 'mysql', url: string, s
   }
 }
 
-/** The URL of a database that does not exist on the engine's test server. */
-export function missingDatabaseUrl(engine: 'postgres' | 'mysql'): string {
-  return withDatabase(serverUrl(engine), `svc_missing_${randomBytes(4).toString('hex')}`);
-}
 
 /** A new empty database on the engine under test. */
 export async function createTestDatabase(engine: TestEngine = testEngine): Promise<TestDatabase> {
