@@ -3,9 +3,13 @@
 // compiled server on a fresh copy with bearer auth, drives L1 L2 S1 C1 U1 with wrk and prints
 // req/s, p50, p99, errors, SQL statements per request and the server's peak RSS.
 //
-//   npm run bench -- [--templates 10000|100000|1000000] [--duration 10] [--connections 16]
-//                    [--warmup 3] [--requests L1,L2,S1,C1,U1] [--port 3300] [--show-sql] [--cpu-prof DIR]
+//   npm run bench -- [--engine sqlite|postgres|mysql] [--templates 10000|100000|1000000] [--duration 10]
+//                    [--connections 16] [--warmup 3] [--requests L1,L2,S1,C1,U1] [--port 3300] [--show-sql]
+//                    [--cpu-prof DIR]
 // SQLITE_SYNCHRONOUS and SQLITE_CACHE_SIZE_KIB reach the server unchanged (svc: NORMAL, 65536).
+// --engine postgres|mysql: the SQLite seed is copied, same rows and ids, into a database
+// svc_bench_<templates> made anew on the server at BENCH_POSTGRES_URL / BENCH_MYSQL_URL
+// (bench/copy-dataset.mjs); DB_POOL_SIZE and the other DB_* variables reach the server unchanged.
 // The workload mirrors ../shared/bench (see its README): same shape, same five requests.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +27,10 @@ const CONNS = Number(arg('connections', 16));
 const WARMUP = Number(arg('warmup', 3));
 const PORT = Number(arg('port', 3300));
 const TYPES = arg('requests', 'L1,L2,S1,C1,U1').split(',');
+const ENGINE = arg('engine', 'sqlite');
+if (!['sqlite', 'postgres', 'mysql'].includes(ENGINE)) { console.error('--engine must be sqlite, postgres or mysql'); process.exit(2); }
+const SERVER_URL = { postgres: process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  mysql: process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test' }[ENGINE];
 const SEED = 20240601;
 const SEED_VERSION = 1; // bump when the seeder changes, so cached datasets are rebuilt
 if (!Number.isInteger(T) || T < 5001) { console.error('--templates must be an integer >= 5001 (the U1 pools use ids up to 5001)'); process.exit(2); }
@@ -150,9 +158,18 @@ if (!meta || meta.version !== SEED_VERSION || !fs.existsSync(seedFile)) {
   log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 // every run starts from a fresh copy, so C1/U1 of earlier runs do not change the data
-const runFile = path.join(WORK, `run-${T}.sqlite`);
-for (const f of [runFile, `${runFile}-wal`, `${runFile}-shm`]) fs.rmSync(f, { force: true });
-fs.copyFileSync(seedFile, runFile);
+let DATABASE_URL;
+let serverVersion = null;
+if (ENGINE === 'sqlite') {
+  const runFile = path.join(WORK, `run-${T}.sqlite`);
+  for (const f of [runFile, `${runFile}-wal`, `${runFile}-shm`]) fs.rmSync(f, { force: true });
+  fs.copyFileSync(seedFile, runFile);
+  DATABASE_URL = `sqlite:${runFile}`;
+} else {
+  const { copyDataset } = await import('./copy-dataset.mjs');
+  log(`copying the seed into svc_bench_${T} on ${ENGINE}`);
+  ({ url: DATABASE_URL, version: serverVersion } = await copyDataset({ engine: ENGINE, serverUrl: SERVER_URL, name: `svc_bench_${T}`, seedFile, log }));
+}
 
 // ---- requests ----------------------------------------------------------------------------------
 const q = (s) => JSON.stringify(s).replace(/"<<(\w+)>>"/g, '<<$1>>'); // numeric placeholders unquoted
@@ -175,10 +192,16 @@ const SAMPLE = { id: 1, seq: 'count', cb: 5, g1: 1, g2: 2, g3: 3, u1: 10, u2: 11
   g_keep: c[1], g_chg_id: c[2], g_val: c[4], g_add: c[6], u_keep: c[7], u_chg_id: c[8], u_val: c[10], u_add: c[12] };
 
 // ---- SQL statements per request: svc in-process, one request of each type (before the server) --
-// --show-sql prints each statement's text (better-sqlite3's Statement methods wrapped, here only).
+// --show-sql prints each statement's text (the driver's statement or query methods wrapped, here only).
 const statements = {};
 const seen = [];
-if (argv.includes('--show-sql')) {
+if (argv.includes('--show-sql') && ENGINE !== 'sqlite') { // the drivers' query methods, wrapped the same way
+  const req = createRequire(path.join(ROOT, 'package.json'));
+  for (const proto of [req('pg').Client.prototype, req('mysql2').Connection.prototype]) {
+    const orig = proto.query;
+    proto.query = function (q, ...a) { seen.push(String(q?.text ?? q?.sql ?? q).replace(/\s+/g, ' ')); return orig.call(this, q, ...a); };
+  }
+} else if (argv.includes('--show-sql')) {
   const probe = new Database(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('SELECT 1'));
   probe.close();
@@ -189,7 +212,7 @@ if (argv.includes('--show-sql')) {
 }
 {
   const [{ loadConfig }, { startService }] = await Promise.all([dist('config/config.js'), dist('service.js')]);
-  const svc = await startService(loadConfig({ ...process.env, DATABASE_URL: `sqlite:${runFile}`, DATA_DIR: path.join(WORK, 'data'), LOG_LEVEL: 'error' }), { logger: false });
+  const svc = await startService(loadConfig({ ...process.env, DATABASE_URL, DATA_DIR: path.join(WORK, 'data'), LOG_LEVEL: 'error' }), { logger: false });
   const auth = `Bearer ${meta.token}`;
   // the token's first use also stamps last_used_at (then at most once a minute): not counted
   await svc.app.inject({ url: fill(REQ.S1.path, SAMPLE), headers: { authorization: auth } });
@@ -209,7 +232,7 @@ if (argv.includes('--show-sql')) {
 }
 
 // ---- server and load ---------------------------------------------------------------------------
-const env = { ...process.env, HOST: '127.0.0.1', PORT: String(PORT), DATABASE_URL: `sqlite:${runFile}`,
+const env = { ...process.env, HOST: '127.0.0.1', PORT: String(PORT), DATABASE_URL,
   DATA_DIR: path.join(WORK, 'data'), LOG_LEVEL: 'warn', NODE_ENV: 'production' };
 // --cpu-prof DIR: V8 CPU profile of the server, written when it exits on SIGTERM (bench/profile-summary.mjs reads it)
 const PROF = arg('cpu-prof', null);
@@ -250,13 +273,17 @@ for (const type of TYPES) {
   log(`${type}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.non2xx}/${r.socket}`);
   rows.push([type, r.rps.toFixed(r.rps < 100 ? 1 : 0), r.p50.toFixed(2), r.p99.toFixed(2), `${r.non2xx + r.socket} (${r.non2xx} non-2xx, ${r.socket} socket)`, statements[type] ?? 'n/a']);
 }
+// wrk abandons its in-flight requests when its time is up: let the server finish them first
+await sleep(1000);
 const hwm = Number((fs.readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+)/m) || [])[1]);
 stop();
 await Promise.race([new Promise((r) => server.once('exit', r)), sleep(15000)]); // the profile is written on exit
 if (PROF) log(`CPU profile in ${path.resolve(PROF)}: node bench/profile-summary.mjs <file>`);
 
-console.log(`\nsvc, ${T} templates, ${CONNS} connections, ${DURATION} s per request (after ${WARMUP} s warm-up), wrk 1 thread; ` +
-  `SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'NORMAL (default)'}, SQLITE_CACHE_SIZE_KIB=${process.env.SQLITE_CACHE_SIZE_KIB || '65536 (default)'}\n`);
+const engineSettings = ENGINE === 'sqlite'
+  ? `SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'NORMAL (default)'}, SQLITE_CACHE_SIZE_KIB=${process.env.SQLITE_CACHE_SIZE_KIB || '65536 (default)'}`
+  : `${serverVersion} at ${new URL(SERVER_URL).host}, database svc_bench_${T}, DB_POOL_SIZE=${process.env.DB_POOL_SIZE || '10 (default)'}`;
+console.log(`\nsvc on ${ENGINE}, ${T} templates, ${CONNS} connections, ${DURATION} s per request (after ${WARMUP} s warm-up), wrk 1 thread; ${engineSettings}\n`);
 console.log('| request | req/s | p50 ms | p99 ms | errors | SQL statements |\n|---|---:|---:|---:|---|---:|');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 console.log(`\nserver peak RSS (VmHWM): ${(hwm / 1024).toFixed(0)} MiB`);

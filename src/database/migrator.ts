@@ -6,6 +6,7 @@ import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 import * as data0001 from './migrations/data/0001-import-templates.js';
 import * as data0002 from './migrations/data/0002-covering-indexes.js';
+import * as data0003 from './migrations/data/0003-sort-indexes-nulls-first.js';
 
 export type MigrationSet = 'system' | 'data';
 
@@ -14,7 +15,11 @@ export const MIGRATION_SETS: readonly MigrationSet[] = ['system', 'data'];
 
 const SETS: Record<MigrationSet, Record<string, Migration>> = {
   system: { '0001-identities': system0001, '0002-sessions-notifications': system0002 },
-  data: { '0001-import-templates': data0001, '0002-covering-indexes': data0002 },
+  data: {
+    '0001-import-templates': data0001,
+    '0002-covering-indexes': data0002,
+    '0003-sort-indexes-nulls-first': data0003,
+  },
 };
 
 export interface MigrationReport {
