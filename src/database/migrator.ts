@@ -22,6 +22,11 @@ const SETS: Record<MigrationSet, Record<string, Migration>> = {
   },
 };
 
+/** The names of a set's migrations, in order. */
+export function migrationNames(set: MigrationSet): string[] {
+  return Object.keys(SETS[set]);
+}
+
 export interface MigrationReport {
   readonly set: MigrationSet;
   readonly applied: string[];

@@ -4,6 +4,7 @@
 // else is a 500 whose stack is shown only with APP_DEBUG=true and never an HTML page.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
+import { INVALID_VALUE } from '../engine/write/translate-write-error.js';
 import { errors, HttpError } from '../errors.js';
 
 /** The request's media type without parameters; Fastify's 415 error does not carry it. */
@@ -33,6 +34,8 @@ function fromDatabase(error: unknown, adapters: readonly DialectAdapter[]): Http
     const kind = adapter.translateError(error)?.kind;
     if (kind === 'unavailable') return errors.serviceUnavailable();
     if (kind === 'timeout') return errors.databaseTimeout();
+    // Reads reach here (writes are translated by the engine): a filter value of the wrong type.
+    if (kind === 'invalid-value') return errors.validation({ filters: [INVALID_VALUE] });
   }
   return null;
 }

@@ -11,9 +11,10 @@ import { runCli, type Run } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { ADMIN_PASSWORD, startTestServer } from '../helpers/test-server.js';
 import { ONCE, UNIT_SETUPS } from '../helpers/unit-databases.js';
+import { migrationNames } from '../../src/database/migrator.js';
 
 const DATA_TABLES = ['import_template_groups', 'import_template_logs', 'import_template_users', 'import_templates'];
-const DATA_MIGRATIONS = ['0001-import-templates', '0002-covering-indexes'];
+const DATA_MIGRATIONS = migrationNames('data');
 
 /** The tables of a SQLite file, without SQLite's own, by name. */
 function tablesOf(file: string): string[] {

@@ -10,6 +10,8 @@ export type TranslatedError =
   | { kind: 'unique'; column: string | null }
   | { kind: 'foreign-key' }
   | { kind: 'not-null'; column: string | null }
+  /** A value the column's type cannot read, e.g. a word compared with a number (PostgreSQL). */
+  | { kind: 'invalid-value' }
   /** Text longer than its column (engines that enforce sizes: PostgreSQL, MySQL). */
   | { kind: 'too-long'; column: string | null }
   /** The server cannot be reached, refused or dropped the connection, or is shutting down. */

@@ -4,6 +4,8 @@ import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js'
 import { errors, HttpError } from '../../errors.js';
 import { attributeName } from '../validation/messages.js';
 
+export const INVALID_VALUE = 'A value does not fit the type of its column.';
+
 export function translateWriteError(error: unknown, adapter: DialectAdapter): unknown {
   if (error instanceof HttpError) return error;
   const known = adapter.translateError(error);
@@ -23,6 +25,8 @@ export function translateWriteError(error: unknown, adapter: DialectAdapter): un
       const field = known.column ?? 'record';
       return errors.validation({ [field]: [`The ${attributeName(field)} is longer than the database column allows.`] });
     }
+    case 'invalid-value':
+      return errors.validation({ record: [INVALID_VALUE] });
     case 'unavailable':
     case 'timeout':
       // Answered 503 by the global error handler, as on every route (http/error-handler.ts).

@@ -36,6 +36,8 @@ export const postgresAdapter: DialectAdapter = {
     if (code === undefined) return DRIVER_UNAVAILABLE.test(error.message) ? { kind: 'unavailable' } : null;
     if (code === '23505') return { kind: 'unique', column: /^Key \(([\w]+)\)=/.exec(detail ?? '')?.[1] ?? null };
     if (code === '23503') return { kind: 'foreign-key' };
+    // SQLite and MySQL compare a word with a number as unequal; PostgreSQL refuses the word.
+    if (code === '22P02' || code === '22007' || code === '22008' || code === '22003') return { kind: 'invalid-value' };
     if (code === '22001') return { kind: 'too-long', column: null };
     if (code === '23502') return { kind: 'not-null', column: column ?? null };
     if (CANCELLED.has(code)) return { kind: 'timeout' };
