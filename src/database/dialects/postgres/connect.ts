@@ -16,7 +16,7 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
     max: options.size,
     connectionTimeoutMillis: options.connectTimeoutMs,
     statement_timeout: options.statementTimeoutMs,
-    // A broken connection must not crash the process; the next query gets a fresh one.
+    // Idle connections are closed after 30 s, so a quiet instance holds none for long.
     idleTimeoutMillis: 30_000,
     types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
     options: '-c TimeZone=UTC',
