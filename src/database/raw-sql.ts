@@ -51,6 +51,11 @@ export interface RawTableColumn {
 export type RawSqlRefusalKind = 'multiple-statements' | 'read-only' | 'timeout' | 'invalid' | 'unavailable';
 
 /** The operator-facing wording of the refusals, the same on every engine. */
+/** Connections each server database keeps for the driver (per process). */
+export const DRIVER_POOL_SIZE = 2;
+/** How long a driver call waits for a connection (to open, or to be free) before it is a 503. */
+export const DRIVER_CHECKOUT_TIMEOUT_MS = 10_000;
+
 export const refusals = {
   readOnly: 'The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.',
   oneStatement: 'Send exactly one SQL statement per request.',

@@ -4,32 +4,17 @@ import { createPool, type Pool } from 'mysql2';
 import { Kysely, MysqlDialect, sql, type MysqlPool } from 'kysely';
 import type { Database, Db } from '../../database.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
-import { ACQUIRE_TIMEOUT, mysqlAdapter } from './adapter.js';
+import { mysqlAdapter } from './adapter.js';
+import { checkoutWithin } from './checkout.js';
 
-/**
- * mysql2's pool queues a request for a connection without a time limit (each waiter in turn
- * then tries its own connect), where pg's gives up after connectionTimeoutMillis. This gives
- * mysql2 the same limit, so a server that hangs answers 503 in DB_CONNECT_TIMEOUT_MS however
- * many requests wait. A connection that arrives too late goes back to the pool.
- */
+/** Kysely's view of the pool: every checkout bounded by DB_CONNECT_TIMEOUT_MS (checkout.ts). */
 function acquiringWithin(pool: Pool, ms: number): MysqlPool {
   return {
     getConnection(callback) {
-      let waiting = true;
-      const timer = setTimeout(() => {
-        waiting = false;
-        const error = Object.assign(new Error(`No database connection within ${ms} ms`), { code: ACQUIRE_TIMEOUT });
-        callback(error, undefined as never);
-      }, ms);
-      pool.getConnection((error, connection) => {
-        if (!waiting) {
-          connection?.release();
-          return;
-        }
-        waiting = false;
-        clearTimeout(timer);
-        callback(error, connection);
-      });
+      checkoutWithin(pool, ms).then(
+        (connection) => callback(null, connection),
+        (error: NodeJS.ErrnoException) => callback(error, undefined as never),
+      );
     },
     end: (callback) => pool.end(callback),
   };

@@ -21,6 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection, createPool, type FieldPacket, type PoolConnection, type QueryError } from 'mysql2';
 import {
+  DRIVER_CHECKOUT_TIMEOUT_MS,
+  DRIVER_POOL_SIZE,
   RawSqlError,
   refusals,
   type RawBinding,
@@ -32,10 +34,8 @@ import {
   type RawTableColumn,
   type RawValue,
 } from '../../raw-sql.js';
+import { checkoutWithin } from './checkout.js';
 
-const POOL_SIZE = 2;
-/** How long a call waits for a connection (to open, or to be free) before it is a 503. */
-const CHECKOUT_TIMEOUT_MS = 10_000;
 /** After the time limit, how long the server has to cancel by itself before the connection is killed. */
 const BACKSTOP_MS = 500;
 
@@ -133,10 +133,10 @@ const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
 export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   const pool = createPool({
     uri: url,
-    connectionLimit: POOL_SIZE,
-    maxIdle: POOL_SIZE,
+    connectionLimit: DRIVER_POOL_SIZE,
+    maxIdle: DRIVER_POOL_SIZE,
     idleTimeout: 30_000,
-    connectTimeout: CHECKOUT_TIMEOUT_MS,
+    connectTimeout: DRIVER_CHECKOUT_TIMEOUT_MS,
     multipleStatements: false,
     charset: 'utf8mb4',
     dateStrings: true,
@@ -173,26 +173,21 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
 
   const ignore = () => {};
   const listening = new WeakSet<PoolConnection>();
-  const checkout = (): Promise<PoolConnection> =>
-    new Promise((resolve, reject) => {
-      let waiting = true;
-      const timer = setTimeout(() => {
-        waiting = false;
-        reject(new RawSqlError('unavailable', `No database connection was free within ${CHECKOUT_TIMEOUT_MS} ms.`));
-      }, CHECKOUT_TIMEOUT_MS);
-      pool.getConnection((error, connection) => {
-        clearTimeout(timer);
-        if (!waiting) return connection?.release();
-        // Refused logins and unknown databases are server errors too, but no statement's fault.
-        if (error) return reject(new RawSqlError('unavailable', error.message));
-        // A connection lost mid-call must not crash the process; the call fails through its command.
-        if (!listening.has(connection)) {
-          connection.on('error', ignore);
-          listening.add(connection);
-        }
-        resolve(connection);
-      });
-    });
+  const checkout = async (): Promise<PoolConnection> => {
+    let connection: PoolConnection;
+    try {
+      connection = await checkoutWithin(pool, DRIVER_CHECKOUT_TIMEOUT_MS);
+    } catch (error) {
+      // No free connection in time, a refused login, an unknown database: no statement's fault.
+      throw new RawSqlError('unavailable', error instanceof Error ? error.message : String(error));
+    }
+    // A connection lost mid-call must not crash the process; the call fails through its command.
+    if (!listening.has(connection)) {
+      connection.on('error', ignore);
+      listening.add(connection);
+    }
+    return connection;
+  };
 
   /** One of our own statements; a failure leaves the session in an unknown state: 503. */
   const control = (connection: PoolConnection, sql: string): Promise<unknown> =>
@@ -210,7 +205,7 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   const abandon = (connection: PoolConnection) => {
     const threadId = connection.threadId;
     connection.destroy();
-    const killer = createConnection({ uri: url, connectTimeout: CHECKOUT_TIMEOUT_MS });
+    const killer = createConnection({ uri: url, connectTimeout: DRIVER_CHECKOUT_TIMEOUT_MS });
     killer.on('error', ignore);
     killer.query(`KILL CONNECTION ${Number(threadId)}`, () => killer.destroy());
   };

@@ -17,6 +17,8 @@
 // Values arrive as PostgreSQL's text and are made JSON-safe here by type (see jsonValue).
 import pg from 'pg';
 import {
+  DRIVER_CHECKOUT_TIMEOUT_MS,
+  DRIVER_POOL_SIZE,
   RawSqlError,
   refusals,
   type RawBinding,
@@ -29,9 +31,6 @@ import {
   type RawValue,
 } from '../../raw-sql.js';
 
-const POOL_SIZE = 2;
-/** How long a call waits for a connection (to open, or to be free) before it is a 503. */
-const CHECKOUT_TIMEOUT_MS = 10_000;
 /** After the time limit, how long the server has to report its own cancel before the connection is closed. */
 const BACKSTOP_MS = 2_000;
 /** Session settings the value conversion relies on (DISCARD ALL keeps these: they are the connection's). */
@@ -220,8 +219,8 @@ function refusalOf(error: unknown, timeoutMs: number): unknown {
 export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
   const pool = new pg.Pool({
     connectionString: url,
-    max: POOL_SIZE,
-    connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS,
+    max: DRIVER_POOL_SIZE,
+    connectionTimeoutMillis: DRIVER_CHECKOUT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     options: SESSION,
     application_name: 'svc rest-driver',
