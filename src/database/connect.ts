@@ -1,5 +1,10 @@
 // DATABASE_URL -> an open Database. Only this file chooses among the dialect folders.
-import type { Database } from './database.js';
+import { MysqlAdapter, PostgresAdapter } from 'kysely';
+import type { Database, Db } from './database.js';
+import type { DialectAdapter } from './dialects/dialect-adapter.js';
+import { mysqlAdapter } from './dialects/mysql/adapter.js';
+import { postgresAdapter } from './dialects/postgres/adapter.js';
+import { sqliteAdapter } from './dialects/sqlite/adapter.js';
 import { connectMysql } from './dialects/mysql/connect.js';
 import { mysqlRawSql } from './dialects/mysql/raw-sql.js';
 import type { PoolOptions } from './dialects/pool-options.js';
@@ -34,4 +39,12 @@ export function openRawSql(url: string, limits: RawSqlLimits): RawSql {
   if (/^postgres(ql)?:\/\//.test(url)) return postgresRawSql(url, limits);
   if (/^(mysql|mariadb):\/\//.test(url)) return mysqlRawSql(url.replace(/^mariadb:/, 'mysql:'), limits);
   throw unsupported(url);
+}
+
+/** The adapter of the engine behind a bare Kysely instance (migrations and tests get only that). */
+export function adapterOf(db: Db): DialectAdapter {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof PostgresAdapter) return postgresAdapter;
+  if (adapter instanceof MysqlAdapter) return mysqlAdapter;
+  return sqliteAdapter;
 }

@@ -1,19 +1,8 @@
 // Rows written straight to the database by test set-up, on any engine: generated ids read the
 // engine's way, and timestamps (`*_at` columns given as ISO strings or Dates) stored in the
 // engine's form.
-import { MysqlAdapter, PostgresAdapter } from 'kysely';
+import { adapterOf } from '../../src/database/connect.js';
 import type { Db } from '../../src/database/database.js';
-import type { DialectAdapter } from '../../src/database/dialects/dialect-adapter.js';
-import { mysqlAdapter } from '../../src/database/dialects/mysql/adapter.js';
-import { postgresAdapter } from '../../src/database/dialects/postgres/adapter.js';
-import { sqliteAdapter } from '../../src/database/dialects/sqlite/adapter.js';
-
-export function adapterOf(db: Db): DialectAdapter {
-  const adapter = db.getExecutor().adapter;
-  if (adapter instanceof PostgresAdapter) return postgresAdapter;
-  if (adapter instanceof MysqlAdapter) return mysqlAdapter;
-  return sqliteAdapter;
-}
 
 /** `values` with every `*_at` timestamp in the engine's stored form. */
 export function storedRow(db: Db, values: Record<string, unknown>): Record<string, unknown> {

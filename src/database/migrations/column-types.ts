@@ -15,12 +15,6 @@ export interface ColumnTypes {
   readonly timestamp: ColumnDataType | Expression<unknown>;
   readonly json: ColumnDataType | Expression<unknown>;
   readonly bigint: ColumnDataType;
-  /**
-   * Lists sort NULL lowest on every engine (asc nulls first, desc nulls last). A btree index
-   * serves both directions only when its NULLs come first: true where the engine's plain index
-   * puts them last (PostgreSQL), so sort indexes must say NULLS FIRST.
-   */
-  readonly sortIndexNeedsNullsFirst: boolean;
 }
 
 export function columnTypes(db: Db): ColumnTypes {
@@ -34,7 +28,6 @@ export function columnTypes(db: Db): ColumnTypes {
       // json, not jsonb: the text is kept as written, so keys keep their order in every answer.
       json: 'json',
       bigint: 'bigint',
-      sortIndexNeedsNullsFirst: true,
     };
   }
   if (adapter instanceof MysqlAdapter) {
@@ -49,7 +42,6 @@ export function columnTypes(db: Db): ColumnTypes {
       timestamp: sql`datetime(3)`,
       json: 'json',
       bigint: 'bigint',
-      sortIndexNeedsNullsFirst: false,
     };
   }
   // SQLite: "integer primary key" is the rowid; ISO-8601 text timestamps sort as strings.
@@ -60,6 +52,5 @@ export function columnTypes(db: Db): ColumnTypes {
     timestamp: 'text',
     json: 'text',
     bigint: 'integer',
-    sortIndexNeedsNullsFirst: false,
   };
 }

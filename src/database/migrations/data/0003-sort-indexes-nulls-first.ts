@@ -7,7 +7,7 @@
 // already put NULL first, so there this migration does nothing.
 import { sql } from 'kysely';
 import type { Db } from '../../database.js';
-import { columnTypes } from '../column-types.js';
+import { adapterOf } from '../../connect.js';
 
 // name, table, the key columns; `*` marks the sort column
 const INDEXES: ReadonlyArray<readonly [string, string, readonly string[]]> = [
@@ -30,9 +30,9 @@ async function rebuild(db: Db, nullsFirst: boolean): Promise<void> {
 }
 
 export async function up(db: Db): Promise<void> {
-  if (columnTypes(db).sortIndexNeedsNullsFirst) await rebuild(db, true);
+  if (!adapterOf(db).nullsSortLow) await rebuild(db, true);
 }
 
 export async function down(db: Db): Promise<void> {
-  if (columnTypes(db).sortIndexNeedsNullsFirst) await rebuild(db, false);
+  if (!adapterOf(db).nullsSortLow) await rebuild(db, false);
 }
