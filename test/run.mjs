@@ -21,10 +21,6 @@ const ENGINES = [
   { name: 'mysql', url: process.env.TEST_MYSQL_URL, variable: 'TEST_MYSQL_URL' },
 ];
 const chosen = process.env.SVC_TEST_ENGINES?.split(',');
-// --test-force-exit: a test file's process ends when its tests have. Without it, about one run
-// in four of test/resilience/database-outage.test.ts on MariaDB never exited: Node spun at 100 %
-// CPU in its exit-time handle clean-up (gdb: FreeEnvironment -> CleanupHandles -> uv_run) after
-// the test's TCP proxy had reset sockets with resetAndDestroy(). The tests themselves had passed.
 
 const filter = process.argv.slice(2);
 const files = find('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
@@ -41,7 +37,7 @@ for (const engine of ENGINES) {
     continue;
   }
   console.log(`\n# ${engine.name}: ${files.length} test files\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', ...files], {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
     stdio: 'inherit',
     env: { ...process.env, SVC_TEST_ENGINE: engine.name },
   });

@@ -123,6 +123,8 @@ describe('database outage', { skip }, () => {
 
   it('answers 503 within the connect timeout when the server accepts connections but never answers, queued requests too', async (t) => {
     proxy.stall();
+    // Let the pools see their idle connections end first; a request must meet the stalled server.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const answers = await everyRoute();
     for (const answer of answers) {
       assert503(answer, STALLED_BOUND_MS);
