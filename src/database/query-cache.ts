@@ -9,20 +9,29 @@ const SENTINEL = '\u0000svc-param:';
 const LIMIT = 2000;
 
 /**
- * Runs a SELECT outside any transaction, synchronously, on a connection of its own. With
- * `memo`, it may answer from the result of the same query as long as the database has not
- * changed since (exact, not a time-based cache).
+ * Runs a compiled statement synchronously on a connection of the engine's own (SQLite). `memo`:
+ * it may answer from the result of the same query as long as the database has not changed
+ * since (exact, not a time-based cache). Rows are returned for a SELECT or a RETURNING.
  */
-export type DirectReader = (sql: string, parameters: readonly unknown[], memo: boolean) => unknown[];
+export type DirectExecutor = (sql: string, parameters: readonly unknown[], memo: boolean) => unknown[];
 
-const readers = new WeakMap<Db, DirectReader>();
+/** Per Db: runs its cached SELECTs (`reads`), or every cached statement (`all`), directly. */
+const direct = new WeakMap<Db, { readonly executor: DirectExecutor; readonly statements: 'reads' | 'all' }>();
 
 /**
  * Lets cached SELECTs on `db` (never on one of its transactions) skip the query executor: an
  * engine whose driver reads synchronously (SQLite) registers its read-only connection here.
  */
-export function registerDirectReader(db: Db, reader: DirectReader): void {
-  readers.set(db, reader);
+export function registerDirectReader(db: Db, reader: DirectExecutor): void {
+  direct.set(db, { executor: reader, statements: 'reads' });
+}
+
+/**
+ * Lets every cached statement of a transaction's Db run on the connection the transaction
+ * holds, without the query executor's layers (SQLite).
+ */
+export function registerDirectTransaction(trx: Db, executor: DirectExecutor): void {
+  direct.set(trx, { executor, statements: 'all' });
 }
 
 /** A named placeholder for a value that changes from one execution to the next. */
@@ -89,8 +98,10 @@ export async function runCached<R>(
     if (!(slot.name in values)) throw new Error(`Query "${key}" needs a value for "${slot.name}"`);
     return values[slot.name];
   });
-  const reader = template.select && !db.isTransaction ? readers.get(db) : undefined;
-  if (reader) return reader(template.sql, parameters, options.memo === true) as R[];
+  const shortcut = direct.get(db);
+  if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
+    return shortcut.executor(template.sql, parameters, options.memo === true) as R[];
+  }
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
 }

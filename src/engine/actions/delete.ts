@@ -1,5 +1,6 @@
 // Delete (SPEC.md 4.5): the master and, in cascade, the rows of every detail relation, in one
 // transaction. A missing id is 404.
+import { deleteWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -22,9 +23,9 @@ export async function destroy(resource: Resource, context: EngineContext, id: un
       const masterKey = existing[entity.primaryKey];
       for (const relation of resource.details.values()) {
         const target = relation.target();
-        await connections[target.storage].deleteFrom(target.table).where(relation.foreignKey, '=', masterKey).execute();
+        await deleteWhere(connections[target.storage], target.table, { [relation.foreignKey]: masterKey });
       }
-      await db.deleteFrom(entity.table).where(entity.primaryKey, '=', masterKey).execute();
+      await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
     });
   } catch (error) {
     throw translateWriteError(error, adapter);

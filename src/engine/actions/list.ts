@@ -49,7 +49,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
     const sort = order ? `${order.column} ${order.direction}` : '';
     rows = await runCached(
       db,
-      `page:${recordsShape(resource, context.scope)}:${filterShape}:${sort}:${perPage}`,
+      `page:${recordsShape(connections, resource, context.scope)}:${filterShape}:${sort}:${perPage}`,
       () => {
         const ordered = <Q extends Select>(query: Q): Q => {
           const sorted = order
@@ -63,7 +63,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
         // LIMIT is a literal (per_page takes few values): SQLite re-prepares a statement at every
         // execution when its LIMIT is a bound parameter. OFFSET does not have that cost.
         const page = <Q extends Select>(query: Q): Q => ordered(query).limit(sql.lit(perPage)).offset(param<number>('offset')) as Q;
-        const records = selectRecords(db, resource, context.scope);
+        const records = selectRecords(connections, resource, context.scope);
         if (filters.length === 0) return page(records);
         // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
         // for the page's rows only, even when the plan filters through one index and sorts.

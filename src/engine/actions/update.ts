@@ -2,6 +2,7 @@
 // record merged with the payload; details synchronised as a diff; the reloaded record (200);
 // all in one transaction. A missing id is 404.
 import type { Row } from '../../model/entity.js';
+import { updateWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -35,7 +36,7 @@ export async function update(resource: Resource, context: EngineContext, id: unk
       const master = touched ? { ...changes, ...timestampValues(entity, adapter, now, 'update') } : {};
       // A details-only write on an entity without updated_at has nothing to set on the master.
       if (Object.keys(master).length > 0) {
-        await db.updateTable(entity.table).set(master).where(entity.primaryKey, '=', masterKey).execute();
+        await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
       }
       await syncDetails(connections, resource, masterKey, payload, stored, context.scope, adapter, now);
       const record = await findRecord(connections, resource, context.scope, entity.primaryKey, masterKey);

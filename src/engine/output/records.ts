@@ -1,13 +1,15 @@
-// Reading records the way every action answers them: the entity's columns plus the count
-// sub-queries in one statement, then one batched statement per eager-loaded relation, then the
-// full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
+// Reading records the way every action answers them: the entity's columns, its belong-to
+// relations (joined when they live in the same database) and the count sub-queries in one
+// statement, then one batched statement per eager-loaded has-many relation, then the full
+// serialised record (SPEC.md 2.2 rule 1) ready for a projection.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import { countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
+import { belongsToColumns, belongsToRecord, countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
+import type { BelongsTo, HasMany } from '../../model/relations/relation.js';
 import type { Resource } from '../definition/define-resource.js';
 import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 
@@ -17,44 +19,103 @@ const ONE = sql.lit(1);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Select = SelectQueryBuilder<any, any, Row>;
 
+/**
+ * Belongs-to relations read by a left join of the record's own select: the target is in the
+ * same database and its table is not already in the query (the entity's own, or an earlier
+ * join's). The others are read by one batched statement each.
+ */
+function joinedBelongsTo(connections: Connections, resource: Resource): ReadonlySet<BelongsTo> {
+  const { entity } = resource;
+  const tables = new Set([entity.table]);
+  const joined = new Set<BelongsTo>();
+  for (const [, relation] of resource.belongsTo) {
+    const target = relation.target();
+    if (connections[target.storage] !== connections[entity.storage] || tables.has(target.table)) continue;
+    tables.add(target.table);
+    joined.add(relation);
+  }
+  return joined;
+}
+
+/** The alias of a joined relation's column: a dot cannot occur in a declared column name. */
+const joinedColumn = (name: string, column: string) => `${name}.${column}`;
+
+/** A count that is the length of a has-many list loaded anyway needs no sub-query. */
+function loadedCount(resource: Resource, relation: HasMany): boolean {
+  return resource.hasMany.some(([, loaded]) => loaded === relation);
+}
+
 /** Names the SQL of `selectRecords` for the query cache, without building it. */
-export function recordsShape(resource: Resource, scope: Scope): string {
+export function recordsShape(connections: Connections, resource: Resource, scope: Scope): string {
   let shape = `${resource.key}:${scopeKey(resource.entity, scope)}`;
+  const joined = joinedBelongsTo(connections, resource);
+  for (const [name, relation] of resource.belongsTo) if (joined.has(relation)) shape += `,j${name}${scopeKey(relation.target(), scope)}`;
   for (const [, relation] of resource.counts) shape += `,${scopeKey(relation.target(), scope)}`;
   return shape;
 }
 
 /**
- * `select <columns>, <counts> from <table> where <scope>`: callers add conditions, order and
- * limits.
+ * `select <columns>, <joined belongs-to columns>, <counts> from <table> left join ... where
+ * <scope>`: callers add conditions, order and limits.
  */
-export function selectRecords(db: Db, resource: Resource, scope: Scope): Select {
+export function selectRecords(connections: Connections, resource: Resource, scope: Scope): Select {
   const { entity } = resource;
+  const db = connections[entity.storage];
   let query = db.selectFrom(entity.table).select(entity.columns.map((c) => `${entity.table}.${c}`)) as Select;
+  const joined = joinedBelongsTo(connections, resource);
+  for (const [name, relation] of resource.belongsTo) {
+    if (!joined.has(relation)) continue;
+    const target = relation.target();
+    const on = [
+      sql<boolean>`${sql.ref(`${target.table}.${relation.ownerKey}`)} = ${sql.ref(`${entity.table}.${relation.foreignKey}`)}`,
+      ...scopeConditions(target, scope).where,
+    ];
+    query = query
+      .leftJoin(target.table, (join) => join.on(sql<boolean>`${sql.join(on, sql` and `)}`))
+      .select(belongsToColumns(relation).map((c) => sql.ref(`${target.table}.${c}`).as(joinedColumn(name, c)))) as Select;
+  }
   for (const [name, relation] of resource.counts) {
+    if (loadedCount(resource, relation)) continue;
     query = query.select(countSubquery(relation, entity.table, scope).as(`${name}_count`));
   }
   return scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query);
 }
 
-/** Stored rows (with counts) -> full records with relations and appends, hidden fields removed. */
+/** The joined columns of a belongs-to relation as the target's row, or null when nothing matched. */
+function joinedRow(relation: BelongsTo, name: string, row: Row): Row | null {
+  if (row[joinedColumn(name, relation.ownerKey)] == null) return null;
+  const target: Row = {};
+  for (const column of belongsToColumns(relation)) target[column] = row[joinedColumn(name, column)];
+  return target;
+}
+
+/** Stored rows (from `selectRecords`) -> full records with relations and appends, hidden fields removed. */
 export async function assembleRecords(connections: Connections, resource: Resource, scope: Scope, rows: Row[]): Promise<Row[]> {
   if (rows.length === 0) return [];
   const { entity } = resource;
+  const joined = joinedBelongsTo(connections, resource);
   const [belongs, many] = await Promise.all([
-    Promise.all(resource.belongsTo.map(([, r]) => loadBelongsTo(connections, r, rows, scope))),
+    Promise.all(resource.belongsTo.map(([, r]) => (joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope)))),
     Promise.all(resource.hasMany.map(([, r]) => loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope))),
   ]);
+  const lists = new Map<HasMany, Map<string, Row[]>>();
+  resource.hasMany.forEach(([, relation], i) => lists.set(relation, many[i] ?? new Map()));
   return rows.map((row) => {
     const record = entity.serialize(row);
     for (const [name, fn] of resource.appends) record[name] = fn(record);
     resource.belongsTo.forEach(([name, relation], i) => {
-      record[name] = belongs[i]?.get(String(row[relation.foreignKey])) ?? null;
+      const loaded = belongs[i];
+      if (loaded) record[name] = loaded.get(String(row[relation.foreignKey])) ?? null;
+      else {
+        const target = joinedRow(relation, name, row);
+        record[name] = target && belongsToRecord(relation, target);
+      }
     });
-    resource.hasMany.forEach(([name, relation], i) => {
-      record[name] = many[i]?.get(String(row[relation.localKey])) ?? [];
-    });
-    for (const [name] of resource.counts) record[`${name}_count`] = Number(row[`${name}_count`] ?? 0);
+    for (const [name, relation] of resource.hasMany) record[name] = lists.get(relation)?.get(String(row[relation.localKey])) ?? [];
+    for (const [name, relation] of resource.counts) {
+      const list = lists.get(relation);
+      record[`${name}_count`] = list ? (list.get(String(row[relation.localKey]))?.length ?? 0) : Number(row[`${name}_count`] ?? 0);
+    }
     for (const key of resource.hidden) delete record[key];
     return record;
   });
@@ -72,8 +133,8 @@ export async function findRecord(
   const db = connections[entity.storage];
   const rows = await runCached(
     db,
-    `record:${recordsShape(resource, scope)}:${column}`,
-    () => selectRecords(db, resource, scope).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
+    `record:${recordsShape(connections, resource, scope)}:${column}`,
+    () => selectRecords(connections, resource, scope).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
     { id },
   );
   const [record] = await assembleRecords(connections, resource, scope, rows);

@@ -1,5 +1,6 @@
 // The stored rows of the detail relations a payload touches: one statement per relation. They
 // decide which payload ids belong to this master and what a partial row update merges with.
+import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -17,11 +18,13 @@ export async function loadStoredDetails(
     const relation = resource.details.get(name);
     if (!relation) continue;
     const target = relation.target();
-    const rows: Row[] = await connections[target.storage]
-      .selectFrom(target.table)
-      .select(target.columns)
-      .where(relation.foreignKey, '=', masterKey)
-      .execute();
+    const db = connections[target.storage];
+    const rows = await runCached<Row>(
+      db,
+      `stored-details:${target.table}:${relation.foreignKey}`,
+      () => db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, '=', param('key')),
+      { key: masterKey },
+    );
     stored.set(name, new Map(rows.map((row) => [String(row[target.primaryKey]), row])));
   }
   return stored;

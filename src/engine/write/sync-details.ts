@@ -2,6 +2,7 @@
 // diff: rows without id are inserted (one statement), rows with an id are updated when they
 // change, stored rows missing from the payload are deleted (one statement). The foreign key
 // always comes from the master.
+import { deleteWhere, insertRows, updateWhere } from '../../database/write-statements.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
@@ -32,7 +33,7 @@ export async function syncDetails(
     const kept = new Set(rows.filter((r) => r[pk] !== undefined).map((r) => String(r[pk])));
     const gone = [...storedRows.keys()].filter((id) => !kept.has(id)).map(Number);
     if (gone.length > 0) {
-      await db.deleteFrom(target.table).where(relation.foreignKey, '=', masterKey).where(pk, 'in', gone).execute();
+      await deleteWhere(db, target.table, { [relation.foreignKey]: masterKey }, { column: pk, values: gone });
     }
 
     const inserts: Row[] = [];
@@ -51,14 +52,14 @@ export async function syncDetails(
       const before = storedRows.get(String(id)) ?? {};
       const changed = Object.entries(values).filter(([f, v]) => String(before[f] ?? null) !== String(v ?? null));
       if (changed.length === 0) continue;
-      await db
-        .updateTable(target.table)
-        .set({ ...Object.fromEntries(changed), ...timestampValues(target, adapter, now, 'update') })
-        .where(pk, '=', Number(id))
-        .where(relation.foreignKey, '=', masterKey)
-        .execute();
+      await updateWhere(
+        db,
+        target.table,
+        { ...Object.fromEntries(changed), ...timestampValues(target, adapter, now, 'update') },
+        { [pk]: Number(id), [relation.foreignKey]: masterKey },
+      );
     }
-    if (inserts.length > 0) await db.insertInto(target.table).values(sameColumns(inserts)).execute();
+    if (inserts.length > 0) await insertRows(db, target.table, sameColumns(inserts));
   }
 }
 

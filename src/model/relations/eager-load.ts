@@ -29,16 +29,26 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),
-        db.selectFrom(target.table).select(target.columns).where(relation.ownerKey, 'in', paramList('k', keys.length)),
+        db.selectFrom(target.table).select(belongsToColumns(relation)).where(relation.ownerKey, 'in', paramList('k', keys.length)),
       ),
     paramListValues('k', keys),
   );
-  const pick = relation.columns;
-  for (const row of rows) {
-    const record = target.serialize(row);
-    found.set(String(row[relation.ownerKey]), pick ? Object.fromEntries(pick.map((c) => [c, record[c] ?? null])) : record);
-  }
+  for (const row of rows) found.set(String(row[relation.ownerKey]), belongsToRecord(relation, row));
   return found;
+}
+
+/** The target columns a belongs-to relation shows: its `columns`, else every visible one. */
+export function belongsToColumns(relation: BelongsTo): string[] {
+  const target = relation.target();
+  const shown = relation.columns ?? target.columns.filter((c) => !target.hidden.has(c));
+  return [...new Set([relation.ownerKey, ...shown])];
+}
+
+/** A stored target row as the relation shows it: serialised, then cut to `columns`. */
+export function belongsToRecord(relation: BelongsTo, row: Row): Row {
+  const record = relation.target().serialize(row);
+  const pick = relation.columns;
+  return pick ? Object.fromEntries(pick.map((c) => [c, record[c] ?? null])) : record;
 }
 
 /** Child records grouped by the parent key (as string), in primary key order. */

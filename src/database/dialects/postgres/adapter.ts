@@ -1,5 +1,6 @@
 // PostgreSQL capabilities: ILIKE folds case (Unicode too), RETURNING gives generated ids,
 // timestamps are timestamptz, errors carry SQLSTATE codes.
+import { insertRows } from '../../write-statements.js';
 import { sql } from 'kysely';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 
@@ -20,8 +21,8 @@ export const postgresAdapter: DialectAdapter = {
     return negate ? sql<boolean>`${left} not ilike ${pattern} escape ''` : sql<boolean>`${left} ilike ${pattern} escape ''`;
   },
   async insertReturningId(db, table, values, primaryKey) {
-    const row = await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow();
-    return Number(row[primaryKey]);
+    const [row] = await insertRows(db, table, [values], primaryKey);
+    return Number(row?.[primaryKey]);
   },
   jsonObject(fields) {
     const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}::text, ${value}`);

@@ -1,5 +1,6 @@
 // SQLite capabilities: LIKE folds ASCII (and Unicode through svc_casefold), RETURNING exists (3.35+),
 // timestamps are stored as ISO-8601 text so they sort as strings.
+import { insertRows } from '../../write-statements.js';
 import { sql } from 'kysely';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 
@@ -13,8 +14,8 @@ export const sqliteAdapter: DialectAdapter = {
     return negate ? sql<boolean>`${left} not like ${right}` : sql<boolean>`${left} like ${right}`;
   },
   async insertReturningId(db, table, values, primaryKey) {
-    const row = await db.insertInto(table).values(values).returning(primaryKey).executeTakeFirstOrThrow();
-    return Number(row[primaryKey]);
+    const [row] = await insertRows(db, table, [values], primaryKey);
+    return Number(row?.[primaryKey]);
   },
   jsonObject(fields) {
     const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}, ${value}`);

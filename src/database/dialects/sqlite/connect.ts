@@ -7,7 +7,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database, Db } from '../../database.js';
-import { registerDirectReader } from '../../query-cache.js';
+import { registerDirectReader, registerDirectTransaction, type DirectExecutor } from '../../query-cache.js';
 import { sqliteAdapter } from './adapter.js';
 
 export interface SqliteOptions {
@@ -122,11 +122,35 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
       memoize ? memo(sqlText, parameters, () => rowsOf(prepareRead(sqlText), parameters)) : rowsOf(prepareRead(sqlText), parameters),
     );
   }
+  // A write transaction holds Kysely's only connection (its mutex) from begin to commit, and
+  // runs the cached statements on it directly: no executor layers, no await per statement. Its
+  // own statement objects, since rowsOf switches them to raw arrays, which Kysely would not expect.
+  const prepareDirect = statementCache(raw, count);
+  const execute: DirectExecutor = (sqlText, parameters) => {
+    const statement = prepareDirect(sqlText);
+    if (statement.reader) return rowsOf(statement, parameters);
+    statement.run(parameters as unknown[]);
+    return [];
+  };
   return {
     db,
     adapter: sqliteAdapter,
     statementCount: () => executed,
-    transaction: (work) => db.transaction().execute(work),
+    // IMMEDIATE takes the write lock at begin: a transaction that reads and then writes cannot
+    // fail with SQLITE_BUSY_SNAPSHOT when another process committed in between.
+    transaction: (work) =>
+      db.connection().execute(async (connection) => {
+        registerDirectTransaction(connection, execute);
+        execute('begin immediate', [], false);
+        try {
+          const result = await work(connection);
+          execute('commit', [], false);
+          return result;
+        } catch (error) {
+          if (raw.inTransaction) execute('rollback', [], false);
+          throw error;
+        }
+      }),
     async close() {
       await db.destroy();
       reader?.close();

@@ -1,0 +1,70 @@
+// The engine's INSERT, UPDATE and DELETE statements through the query cache (query-cache.ts):
+// each shape (table, columns, number of rows or keys) is built and compiled once, later writes
+// only bind values. Identifiers come from entity definitions checked at boot, never a request.
+import type { Db } from './database.js';
+import { param, paramList, paramListValues, runCached } from './query-cache.js';
+
+type Values = Readonly<Record<string, unknown>>;
+
+/** Named values `<prefix>0..` for the columns, in order. */
+function named(prefix: string, columns: readonly string[], values: Values): Record<string, unknown> {
+  return Object.fromEntries(columns.map((c, i) => [`${prefix}${i}`, values[c] ?? null]));
+}
+
+/** The equality conditions of `where`, in key order, as placeholders `w0..`. */
+function whereEquals<Q extends { where(column: string, op: '=', value: unknown): Q }>(query: Q, columns: readonly string[]): Q {
+  return columns.reduce((q, c, i) => q.where(c, '=', param(`w${i}`)), query);
+}
+
+/**
+ * Inserts rows that share one column list (the first row's), in one statement; with
+ * `returning`, answers the inserted rows' values of that column.
+ */
+export async function insertRows(db: Db, table: string, rows: readonly Values[], returning?: string): Promise<Array<Record<string, unknown>>> {
+  const [first] = rows;
+  if (!first) return [];
+  const columns = Object.keys(first);
+  const key = `insert:${table}:${columns.join(',')}:${rows.length}:${returning ?? ''}`;
+  const values: Record<string, unknown> = {};
+  rows.forEach((row, r) => Object.assign(values, named(`r${r}c`, columns, row)));
+  return runCached<Record<string, unknown>>(
+    db,
+    key,
+    () => {
+      const query = db.insertInto(table).values(rows.map((_, r) => Object.fromEntries(columns.map((c, i) => [c, param(`r${r}c${i}`)]))));
+      return returning ? query.returning(returning) : query;
+    },
+    values,
+  );
+}
+
+/** `update <table> set <changes> where <column> = <value> and ...` */
+export async function updateWhere(db: Db, table: string, changes: Values, where: Values): Promise<void> {
+  const columns = Object.keys(changes);
+  const conditions = Object.keys(where);
+  await runCached(
+    db,
+    `update:${table}:${columns.join(',')}:${conditions.join(',')}`,
+    () => whereEquals(db.updateTable(table).set(Object.fromEntries(columns.map((c, i) => [c, param(`s${i}`)]))), conditions),
+    { ...named('s', columns, changes), ...named('w', conditions, where) },
+  );
+}
+
+/** `delete from <table> where <column> = <value> and ...`, and, with `keys`, `<column> in (keys)`. */
+export async function deleteWhere(
+  db: Db,
+  table: string,
+  where: Values,
+  keys?: { readonly column: string; readonly values: readonly unknown[] },
+): Promise<void> {
+  const conditions = Object.keys(where);
+  await runCached(
+    db,
+    `delete:${table}:${conditions.join(',')}:${keys ? `${keys.column}:${keys.values.length}` : ''}`,
+    () => {
+      const query = whereEquals(db.deleteFrom(table), conditions);
+      return keys ? query.where(keys.column, 'in', paramList('k', keys.values.length)) : query;
+    },
+    { ...named('w', conditions, where), ...(keys ? paramListValues('k', keys.values) : {}) },
+  );
+}
