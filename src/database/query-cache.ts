@@ -46,7 +46,9 @@ export function paramList(prefix: string, count: number): Array<RawBuilder<unkno
 
 /** The values of `paramList(prefix, values.length)`. */
 export function paramListValues(prefix: string, values: readonly unknown[]): Record<string, unknown> {
-  return Object.fromEntries(values.map((value, i) => [`${prefix}${i}`, value]));
+  const named: Record<string, unknown> = {};
+  for (let i = 0; i < values.length; i += 1) named[prefix + i] = values[i];
+  return named;
 }
 
 interface Template {

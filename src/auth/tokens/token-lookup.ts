@@ -56,8 +56,19 @@ export async function findTokenIdentity(database: Database, hash: string, ip: st
       return query;
     },
     ip === null ? { hash } : { hash, ip },
+    // Exact: answered from the last result only while no commit has changed the database.
+    { memo: true },
   );
   if (!row) return null;
+  let identity = parsed.get(row);
+  if (!identity) parsed.set(row, (identity = tokenIdentity(row)));
+  return identity;
+}
+
+/** A memoised result is the same row object again: its parsed form is kept with it. */
+const parsed = new WeakMap<Row, TokenIdentity>();
+
+function tokenIdentity(row: Row): TokenIdentity {
   return {
     ...identityOf(row),
     tokenId: Number(row.token_id),

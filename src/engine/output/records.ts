@@ -81,12 +81,12 @@ export function selectRecords(connections: Connections, resource: Resource, scop
   return scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query);
 }
 
-/** The joined columns of a belongs-to relation as the target's row, or null when nothing matched. */
-function joinedRow(relation: BelongsTo, name: string, row: Row): Row | null {
-  if (row[joinedColumn(name, relation.ownerKey)] == null) return null;
+/** A joined relation's target row out of the record's row, or null when nothing matched. */
+function joinedRow(columns: ReadonlyArray<readonly [string, string]>, row: Row): Row | null {
   const target: Row = {};
-  for (const column of belongsToColumns(relation)) target[column] = row[joinedColumn(name, column)];
-  return target;
+  for (const [column, alias] of columns) target[column] = row[alias];
+  // The first column is the owner key (belongsToColumns): null when the join matched nothing.
+  return target[columns[0]?.[0] ?? ''] == null ? null : target;
 }
 
 /** Stored rows (from `selectRecords`) -> full records with relations and appends, hidden fields removed. */
@@ -98,6 +98,10 @@ export async function assembleRecords(connections: Connections, resource: Resour
     Promise.all(resource.belongsTo.map(([, r]) => (joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope)))),
     Promise.all(resource.hasMany.map(([, r]) => loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope))),
   ]);
+  // Per joined relation: its target columns with their aliases in the record's row.
+  const joinedColumns = resource.belongsTo.map(([name, r]) =>
+    joined.has(r) ? belongsToColumns(r).map((c) => [c, joinedColumn(name, c)] as const) : [],
+  );
   const lists = new Map<HasMany, Map<string, Row[]>>();
   resource.hasMany.forEach(([, relation], i) => lists.set(relation, many[i] ?? new Map()));
   return rows.map((row) => {
@@ -107,7 +111,7 @@ export async function assembleRecords(connections: Connections, resource: Resour
       const loaded = belongs[i];
       if (loaded) record[name] = loaded.get(String(row[relation.foreignKey])) ?? null;
       else {
-        const target = joinedRow(relation, name, row);
+        const target = joinedRow(joinedColumns[i] ?? [], row);
         record[name] = target && belongsToRecord(relation, target);
       }
     });

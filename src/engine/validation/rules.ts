@@ -43,8 +43,20 @@ const MODIFIERS: readonly string[] = ['required', 'nullable', 'sometimes'] satis
 const isSimple = (name: string): name is SimpleName | Modifier => SIMPLE.includes(name) || MODIFIERS.includes(name);
 const isCheck = (rule: ParsedRule): rule is CheckRule => !MODIFIERS.includes(rule.name);
 
+const parsedSets = new Map<string, ParsedRuleSet>();
+const PARSED_SETS_LIMIT = 1000;
+
+/** Parsed once per distinct rule set: entities build their rules anew for every write. */
 export function parseRules(rules: RuleSet): ParsedRuleSet {
-  return Object.entries(rules).map(([field, list]) => parseField(field, list));
+  let signature = '';
+  for (const field in rules) signature += `${field}\u0001${(rules[field] ?? []).join('\u0002')}\u0003`;
+  let parsed = parsedSets.get(signature);
+  if (!parsed) {
+    parsed = Object.entries(rules).map(([field, list]) => parseField(field, list));
+    if (parsedSets.size >= PARSED_SETS_LIMIT) parsedSets.clear();
+    parsedSets.set(signature, parsed);
+  }
+  return parsed;
 }
 
 function parseField(field: string, list: readonly string[]): FieldRules {

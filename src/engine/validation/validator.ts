@@ -29,7 +29,8 @@ export type { ErrorBag };
 interface Pending {
   readonly rule: DbRule;
   readonly values: readonly unknown[];
-  readonly message: string;
+  /** Written only when the lookup fails it. */
+  readonly message: () => string;
 }
 type Slot = string | Pending;
 interface FieldResult {
@@ -62,7 +63,7 @@ export async function validateAll(units: ValidationUnit[], lookup: Lookup): Prom
 
   const bag: ErrorBag = {};
   for (const { key, slots } of results) {
-    const messages = slots.flatMap((s) => (typeof s === 'string' ? [s] : fails(s) ? [s.message] : []));
+    const messages = slots.flatMap((s) => (typeof s === 'string' ? [s] : fails(s) ? [s.message()] : []));
     if (messages.length > 0) (bag[key] ??= []).push(...messages);
   }
   return bag;
@@ -84,7 +85,7 @@ function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
   const slots: Slot[] = [];
   for (const rule of field.checks) {
     if (rule.name === 'exists' || rule.name === 'unique') {
-      const slot = dbSlot(rule, value, messageFor(rule, attribute, size));
+      const slot = dbSlot(rule, value, () => messageFor(rule, attribute, size));
       if (slot !== null) slots.push(slot);
     } else if (!passes(rule, value, field)) {
       slots.push(messageFor(rule, attribute, size));
@@ -95,12 +96,12 @@ function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
   return { key, slots: failed.length > 0 ? failed : slots };
 }
 
-function dbSlot(rule: DbRule, value: unknown, message: string): Slot | null {
+function dbSlot(rule: DbRule, value: unknown, message: () => string): Slot | null {
   // Like Laravel, exists on an array checks every element.
   const values = rule.name === 'exists' && Array.isArray(value) ? value : [value];
   if (values.every(isScalar)) return { rule, values, message };
   // An object can never match a column value; for unique the type rules report it.
-  return rule.name === 'exists' ? message : null;
+  return rule.name === 'exists' ? message() : null;
 }
 
 function groupKey(rule: DbRule): string {

@@ -37,11 +37,17 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
   return found;
 }
 
-/** The target columns a belongs-to relation shows: its `columns`, else every visible one. */
-export function belongsToColumns(relation: BelongsTo): string[] {
-  const target = relation.target();
-  const shown = relation.columns ?? target.columns.filter((c) => !target.hidden.has(c));
-  return [...new Set([relation.ownerKey, ...shown])];
+const shownColumns = new WeakMap<BelongsTo, readonly string[]>();
+
+/** The target columns a belongs-to relation reads: its key and `columns`, else every visible one. */
+export function belongsToColumns(relation: BelongsTo): readonly string[] {
+  let columns = shownColumns.get(relation);
+  if (!columns) {
+    const target = relation.target();
+    const shown = relation.columns ?? target.columns.filter((c) => !target.hidden.has(c));
+    shownColumns.set(relation, (columns = [...new Set([relation.ownerKey, ...shown])]));
+  }
+  return columns;
 }
 
 /** A stored target row as the relation shows it: serialised, then cut to `columns`. */
@@ -64,6 +70,8 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
     () =>
       scopeConditions(target, scope).where
         .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', paramList('k', keys.length)))
+        // Parent by parent as the index on the foreign key gives them, each parent's rows in key order.
+        .orderBy(relation.foreignKey)
         .orderBy(target.primaryKey),
     paramListValues('k', keys),
   );
