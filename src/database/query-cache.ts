@@ -59,12 +59,14 @@ interface Template {
   readonly slots: ReadonlyArray<{ readonly name: string } | { readonly value: unknown }>;
 }
 
-const templates = new Map<string, Template>();
+/** Per dialect adapter (the same shape compiles differently per dialect), by shape key. */
+const templates = new WeakMap<object, Map<string, Template>>();
 
 function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Template {
-  // The same shape compiles differently per dialect.
-  const fullKey = `${db.getExecutor().adapter.constructor.name}\u0000${key}`;
-  let template = templates.get(fullKey);
+  const dialect = db.getExecutor().adapter;
+  let shapes = templates.get(dialect);
+  if (!shapes) templates.set(dialect, (shapes = new Map()));
+  let template = shapes.get(key);
   if (!template) {
     const compiled = build().compile();
     template = {
@@ -75,8 +77,8 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
         typeof p === 'string' && p.startsWith(SENTINEL) ? { name: p.slice(SENTINEL.length) } : { value: p },
       ),
     };
-    if (templates.size >= LIMIT) templates.clear();
-    templates.set(fullKey, template);
+    if (shapes.size >= LIMIT) shapes.clear();
+    shapes.set(key, template);
   }
   return template;
 }

@@ -25,17 +25,27 @@ export type Select = SelectQueryBuilder<any, any, Row>;
  * join's). The others are read by one batched statement each.
  */
 function joinedBelongsTo(connections: Connections, resource: Resource): ReadonlySet<BelongsTo> {
-  const { entity } = resource;
-  const tables = new Set([entity.table]);
-  const joined = new Set<BelongsTo>();
-  for (const [, relation] of resource.belongsTo) {
-    const target = relation.target();
-    if (connections[target.storage] !== connections[entity.storage] || tables.has(target.table)) continue;
-    tables.add(target.table);
-    joined.add(relation);
+  // Which storages share a database is all that decides it: computed once per resource and case.
+  const shared = connections.system === connections.data;
+  let cases = joinedCases.get(resource);
+  if (!cases) joinedCases.set(resource, (cases = new Map()));
+  let joined = cases.get(shared);
+  if (!joined) {
+    const { entity } = resource;
+    const tables = new Set([entity.table]);
+    const found = new Set<BelongsTo>();
+    for (const [, relation] of resource.belongsTo) {
+      const target = relation.target();
+      if ((target.storage !== entity.storage && !shared) || tables.has(target.table)) continue;
+      tables.add(target.table);
+      found.add(relation);
+    }
+    cases.set(shared, (joined = found));
   }
   return joined;
 }
+
+const joinedCases = new WeakMap<Resource, Map<boolean, ReadonlySet<BelongsTo>>>();
 
 /** The alias of a joined relation's column: a dot cannot occur in a declared column name. */
 const joinedColumn = (name: string, column: string) => `${name}.${column}`;
