@@ -1,6 +1,7 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
 // user, unit and company (auth/identity-query.ts), so every request re-validates the scope, and,
-// when the failure counters live in the same database, the caller IP's failure window.
+// when the failure counters live in the same database, the caller IP's failure window. On SQLite
+// a repeated check is answered from the exact result memo (query-cache `memo`) until a commit.
 import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import { sql } from 'kysely';
@@ -68,15 +69,18 @@ export async function findTokenIdentity(database: Database, hash: string, ip: st
 /** A memoised result is the same row object again: its parsed form is kept with it. */
 const parsed = new WeakMap<Row, TokenIdentity>();
 
+/** Frozen: concurrent requests may hold the same memoised identity. */
 function tokenIdentity(row: Row): TokenIdentity {
-  return {
-    ...identityOf(row),
+  const identity = identityOf(row);
+  if (identity.user) Object.freeze(identity.user);
+  return Object.freeze({
+    ...identity,
     tokenId: Number(row.token_id),
     tokenHash: String(row.token_hash),
-    abilities: parseAbilities(row.abilities),
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
     ipWindow: ipWindow(row.ip_window),
-  };
+    abilities: Object.freeze(parseAbilities(row.abilities)),
+  });
 }
