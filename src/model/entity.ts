@@ -3,6 +3,7 @@
 // checked and compiled at boot; the engine reads only the compiled form.
 import type { RuleSet } from '../engine/validation/validator.js';
 import { readCasts, type CastType, type ReadCast } from './casts.js';
+import { compileObjectLiteral } from './object-literal.js';
 import type { Relation } from './relations/relation.js';
 
 export type Row = Record<string, unknown>;
@@ -91,6 +92,15 @@ export function defineEntity(def: EntityDefinition): Entity {
   const visible: Array<[string, ReadCast | null]> = def.columns
     .filter((c) => !hidden.has(c))
     .map((c) => [c, casts[c] ? readCasts[casts[c]] : null]);
+  // Every record of the entity gets the same keys: one generated object literal builds them.
+  const serializeLiteral = compileObjectLiteral<Row, Row>(
+    visible.map(([column]) => column),
+    (i) => {
+      const value = `source[${JSON.stringify(visible[i]?.[0])}]`;
+      return visible[i]?.[1] ? `helpers[${i}](${value})` : `(${value} ?? null)`;
+    },
+    visible.map(([, cast]) => cast),
+  );
 
   const entity: Entity = Object.freeze({
     name: def.name,
@@ -111,6 +121,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     ownerColumn: def.ownerColumn ?? null,
     storage: def.storage ?? 'system',
     serialize(row: Row): Row {
+      if (serializeLiteral) return serializeLiteral(row);
       const out: Row = {};
       for (const [column, cast] of visible) {
         const value = row[column];

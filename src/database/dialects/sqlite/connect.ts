@@ -8,6 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database, Db } from '../../database.js';
 import { registerDirectReader, registerDirectTransaction, type DirectExecutor } from '../../query-cache.js';
+import { compileObjectLiteral } from '../../../model/object-literal.js';
 import { sqliteAdapter } from './adapter.js';
 
 export interface SqliteOptions {
@@ -46,27 +47,36 @@ function statementCache(raw: BetterSqlite3.Database, counted: () => void): (sqlT
   };
 }
 
-const columnNames = new WeakMap<BetterSqlite3.Statement, string[]>();
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
+const rowBuilders = new WeakMap<BetterSqlite3.Statement, RowBuilder>();
+
+/** One statement's rows from raw arrays: a generated object literal, else keys set one by one. */
+function rowBuilder(names: readonly string[]): RowBuilder {
+  return (
+    compileObjectLiteral<unknown[], Record<string, unknown>>(names, (i) => `source[${i}]`) ??
+    ((values) => {
+      const row: Record<string, unknown> = {};
+      names.forEach((name, i) => Object.defineProperty(row, name, { value: values[i], enumerable: true, writable: true, configurable: true }));
+      return row;
+    })
+  );
+}
 
 /**
- * Rows as objects built in JavaScript from better-sqlite3's raw arrays: a quarter faster than
- * its own objects on the many-row eager loads of a list page.
+ * Rows as objects built in JavaScript from better-sqlite3's raw arrays: faster than its own
+ * objects on the many-row eager loads of a list page.
  */
 function rowsOf(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): Array<Record<string, unknown>> {
-  let names = columnNames.get(statement);
-  if (!names) {
+  let build = rowBuilders.get(statement);
+  if (!build) {
     statement.raw(true);
-    names = statement.columns().map((c) => c.name);
-    columnNames.set(statement, names);
+    build = rowBuilder(statement.columns().map((c) => c.name));
+    rowBuilders.set(statement, build);
   }
   const arrays = statement.all(parameters as unknown[]) as unknown[][];
   const rows = new Array<Record<string, unknown>>(arrays.length);
-  for (let r = 0; r < arrays.length; r += 1) {
-    const values = arrays[r] as unknown[];
-    const row: Record<string, unknown> = {};
-    for (let c = 0; c < names.length; c += 1) row[names[c] as string] = values[c];
-    rows[r] = row;
-  }
+  for (let r = 0; r < arrays.length; r += 1) rows[r] = build(arrays[r] as unknown[]);
   return rows;
 }
 
