@@ -1,4 +1,4 @@
-// Reading records the way every action answers them: the entity's columns, its belong-to
+// Reading records the way every action answers them: the entity's columns, its belongs-to
 // relations (joined when they live in the same database) and the count sub-queries in one
 // statement, then one batched statement per eager-loaded has-many relation, then the full
 // serialised record (SPEC.md 2.2 rule 1) ready for a projection.
