@@ -6,9 +6,10 @@ import { param, paramList, paramListValues, runCached } from './query-cache.js';
 
 type Values = Readonly<Record<string, unknown>>;
 
-/** Named values `<prefix>0..` for the columns, in order. */
-function named(prefix: string, columns: readonly string[], values: Values): Record<string, unknown> {
-  return Object.fromEntries(columns.map((c, i) => [`${prefix}${i}`, values[c] ?? null]));
+/** Adds the columns' values, in order, to `into` as `<prefix>0..`. */
+function named(prefix: string, columns: readonly string[], values: Values, into: Record<string, unknown> = {}): Record<string, unknown> {
+  for (let i = 0; i < columns.length; i += 1) into[prefix + i] = values[columns[i] as string] ?? null;
+  return into;
 }
 
 /** The equality conditions of `where`, in key order, as placeholders `w0..`. */
@@ -26,7 +27,7 @@ export async function insertRows(db: Db, table: string, rows: readonly Values[],
   const columns = Object.keys(first);
   const key = `insert:${table}:${columns.join(',')}:${rows.length}:${returning ?? ''}`;
   const values: Record<string, unknown> = {};
-  rows.forEach((row, r) => Object.assign(values, named(`r${r}c`, columns, row)));
+  rows.forEach((row, r) => named(`r${r}c`, columns, row, values));
   return runCached<Record<string, unknown>>(
     db,
     key,
@@ -46,7 +47,7 @@ export async function updateWhere(db: Db, table: string, changes: Values, where:
     db,
     `update:${table}:${columns.join(',')}:${conditions.join(',')}`,
     () => whereEquals(db.updateTable(table).set(Object.fromEntries(columns.map((c, i) => [c, param(`s${i}`)]))), conditions),
-    { ...named('s', columns, changes), ...named('w', conditions, where) },
+    named('w', conditions, where, named('s', columns, changes)),
   );
 }
 
@@ -65,6 +66,6 @@ export async function deleteWhere(
       const query = whereEquals(db.deleteFrom(table), conditions);
       return keys ? query.where(keys.column, 'in', paramList('k', keys.values.length)) : query;
     },
-    { ...named('w', conditions, where), ...(keys ? paramListValues('k', keys.values) : {}) },
+    named('w', conditions, where, keys ? paramListValues('k', keys.values) : {}),
   );
 }

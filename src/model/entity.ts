@@ -93,7 +93,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     .filter((c) => !hidden.has(c))
     .map((c) => [c, casts[c] ? readCasts[casts[c]] : null]);
   // Every record of the entity gets the same keys: one generated object literal builds them.
-  const serializeLiteral = compileObjectLiteral<Row, Row>(
+  const serialize = compileObjectLiteral<Row, Row>(
     visible.map(([column]) => column),
     (i) => {
       const value = `source[${JSON.stringify(visible[i]?.[0])}]`;
@@ -120,15 +120,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     tenantColumn: def.tenantColumn ?? null,
     ownerColumn: def.ownerColumn ?? null,
     storage: def.storage ?? 'system',
-    serialize(row: Row): Row {
-      if (serializeLiteral) return serializeLiteral(row);
-      const out: Row = {};
-      for (const [column, cast] of visible) {
-        const value = row[column];
-        out[column] = cast ? cast(value) : (value ?? null);
-      }
-      return out;
-    },
+    serialize,
   });
   const previous = registry.get(def.name);
   check(def, !previous || previous.table === def.table, `another entity is already named "${def.name}"`);

@@ -6,15 +6,11 @@
 /**
  * `(source) => ({[keys[0]]: <value 0>, ...})`, where `valueOf(i)` is the JavaScript expression
  * of the i-th value, written in terms of `source` and `helpers` (passed through unchanged).
- * Null when a key cannot be a literal key (`__proto__` would set the prototype instead).
  */
-export function compileObjectLiteral<S, R>(
-  keys: readonly string[],
-  valueOf: (i: number) => string,
-  helpers: unknown = null,
-): ((source: S) => R) | null {
-  if (keys.includes('__proto__')) return null;
-  const fields = keys.map((key, i) => `${JSON.stringify(key)}: ${valueOf(i)}`).join(', ');
+export function compileObjectLiteral<S, R>(keys: readonly string[], valueOf: (i: number) => string, helpers: unknown = null): (source: S) => R {
+  // A literal `"__proto__": v` would set the prototype; the computed form defines the key.
+  const literalKey = (key: string) => (key === '__proto__' ? '["__proto__"]' : JSON.stringify(key));
+  const fields = keys.map((key, i) => `${literalKey(key)}: ${valueOf(i)}`).join(', ');
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   return new Function('helpers', `return (source) => ({ ${fields} });`)(helpers) as (source: S) => R;
 }

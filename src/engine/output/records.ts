@@ -8,7 +8,7 @@ import type { Db } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import { belongsToColumns, belongsToRecord, countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
+import { belongsToColumns, belongsToReader, countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
 import type { BelongsTo, HasMany } from '../../model/relations/relation.js';
 import type { Resource } from '../definition/define-resource.js';
 import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
@@ -91,14 +91,6 @@ export function selectRecords(connections: Connections, resource: Resource, scop
   return scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query);
 }
 
-/** A joined relation's target row out of the record's row, or null when nothing matched. */
-function joinedRow(columns: ReadonlyArray<readonly [string, string]>, row: Row): Row | null {
-  const target: Row = {};
-  for (const [column, alias] of columns) target[column] = row[alias];
-  // The first column is the owner key (belongsToColumns): null when the join matched nothing.
-  return target[columns[0]?.[0] ?? ''] == null ? null : target;
-}
-
 /** Stored rows (from `selectRecords`) -> full records with relations and appends, hidden fields removed. */
 export async function assembleRecords(connections: Connections, resource: Resource, scope: Scope, rows: Row[]): Promise<Row[]> {
   if (rows.length === 0) return [];
@@ -108,27 +100,21 @@ export async function assembleRecords(connections: Connections, resource: Resour
     Promise.all(resource.belongsTo.map(([, r]) => (joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope)))),
     Promise.all(resource.hasMany.map(([, r]) => loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope))),
   ]);
-  // Per joined relation: its target columns with their aliases in the record's row.
-  const joinedColumns = resource.belongsTo.map(([name, r]) =>
-    joined.has(r) ? belongsToColumns(r).map((c) => [c, joinedColumn(name, c)] as const) : [],
-  );
+  const joinedReaders = resource.belongsTo.map(([name, r]) => (joined.has(r) ? belongsToReader(r, joinedColumn(name, '')) : null));
   const lists = new Map<HasMany, Map<string, Row[]>>();
   resource.hasMany.forEach(([, relation], i) => lists.set(relation, many[i] ?? new Map()));
+  const counts = resource.counts.map(([name, relation]) => [`${name}_count`, relation] as const);
   return rows.map((row) => {
     const record = entity.serialize(row);
     for (const [name, fn] of resource.appends) record[name] = fn(record);
     resource.belongsTo.forEach(([name, relation], i) => {
-      const loaded = belongs[i];
-      if (loaded) record[name] = loaded.get(String(row[relation.foreignKey])) ?? null;
-      else {
-        const target = joinedRow(joinedColumns[i] ?? [], row);
-        record[name] = target && belongsToRecord(relation, target);
-      }
+      const read = joinedReaders[i];
+      record[name] = read ? read(row) : (belongs[i]?.get(String(row[relation.foreignKey])) ?? null);
     });
     for (const [name, relation] of resource.hasMany) record[name] = lists.get(relation)?.get(String(row[relation.localKey])) ?? [];
-    for (const [name, relation] of resource.counts) {
+    for (const [field, relation] of counts) {
       const list = lists.get(relation);
-      record[`${name}_count`] = list ? (list.get(String(row[relation.localKey]))?.length ?? 0) : Number(row[`${name}_count`] ?? 0);
+      record[field] = list ? (list.get(String(row[relation.localKey]))?.length ?? 0) : Number(row[field] ?? 0);
     }
     for (const key of resource.hidden) delete record[key];
     return record;

@@ -3,7 +3,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import { paramList, paramListValues, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
+import { readCasts } from '../casts.js';
 import type { Row } from '../entity.js';
+import { compileObjectLiteral } from '../object-literal.js';
 import { scopeConditions, scopeKey, type Scope } from '../scope.js';
 import type { BelongsTo, HasMany } from './relation.js';
 
@@ -33,7 +35,11 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
       ),
     paramListValues('k', keys),
   );
-  for (const row of rows) found.set(String(row[relation.ownerKey]), belongsToRecord(relation, row));
+  const read = belongsToReader(relation, '');
+  for (const row of rows) {
+    const record = read(row);
+    if (record) found.set(String(row[relation.ownerKey]), record);
+  }
   return found;
 }
 
@@ -50,11 +56,38 @@ export function belongsToColumns(relation: BelongsTo): readonly string[] {
   return columns;
 }
 
-/** A stored target row as the relation shows it: serialised, then cut to `columns`. */
-export function belongsToRecord(relation: BelongsTo, row: Row): Row {
-  const record = relation.target().serialize(row);
-  const pick = relation.columns;
-  return pick ? Object.fromEntries(pick.map((c) => [c, record[c] ?? null])) : record;
+type BelongsToReader = (row: Row) => Row | null;
+
+const readers = new WeakMap<BelongsTo, Map<string, BelongsToReader>>();
+
+/**
+ * The relation's record out of a row holding the target's columns named `<prefix><column>` (a
+ * joined relation's aliases, or the target's own row with ''), or null when its owner key is
+ * null (the join matched nothing). Cast as the target serialises them, cut to `columns` (a
+ * hidden one shows null); compiled once per relation and prefix.
+ */
+export function belongsToReader(relation: BelongsTo, prefix: string): BelongsToReader {
+  let byPrefix = readers.get(relation);
+  if (!byPrefix) readers.set(relation, (byPrefix = new Map()));
+  let read = byPrefix.get(prefix);
+  if (!read) {
+    const target = relation.target();
+    const shown = relation.columns ?? target.columns.filter((c) => !target.hidden.has(c));
+    const casts = shown.map((c) => (target.casts[c] ? readCasts[target.casts[c]] : null));
+    const literal = compileObjectLiteral<Row, Row>(
+      shown,
+      (i) => {
+        const column = shown[i] ?? '';
+        if (target.hidden.has(column) || !target.columnSet.has(column)) return 'null';
+        const value = `source[${JSON.stringify(prefix + column)}]`;
+        return casts[i] ? `helpers[${i}](${value})` : `(${value} ?? null)`;
+      },
+      casts,
+    );
+    const key = prefix + relation.ownerKey;
+    byPrefix.set(prefix, (read = (row) => (row[key] == null ? null : literal(row))));
+  }
+  return read;
 }
 
 /** Child records grouped by the parent key (as string), in primary key order. */

@@ -47,21 +47,8 @@ function statementCache(raw: BetterSqlite3.Database, counted: () => void): (sqlT
   };
 }
 
-type RowBuilder = (values: unknown[]) => Record<string, unknown>;
-
-const rowBuilders = new WeakMap<BetterSqlite3.Statement, RowBuilder>();
-
-/** One statement's rows from raw arrays: a generated object literal, else keys set one by one. */
-function rowBuilder(names: readonly string[]): RowBuilder {
-  return (
-    compileObjectLiteral<unknown[], Record<string, unknown>>(names, (i) => `source[${i}]`) ??
-    ((values) => {
-      const row: Record<string, unknown> = {};
-      names.forEach((name, i) => Object.defineProperty(row, name, { value: values[i], enumerable: true, writable: true, configurable: true }));
-      return row;
-    })
-  );
-}
+/** Per statement: its raw arrays -> row objects (a generated object literal). */
+const rowBuilders = new WeakMap<BetterSqlite3.Statement, (values: unknown[]) => Record<string, unknown>>();
 
 /**
  * Rows as objects built in JavaScript from better-sqlite3's raw arrays: faster than its own
@@ -71,7 +58,7 @@ function rowsOf(statement: BetterSqlite3.Statement, parameters: readonly unknown
   let build = rowBuilders.get(statement);
   if (!build) {
     statement.raw(true);
-    build = rowBuilder(statement.columns().map((c) => c.name));
+    build = compileObjectLiteral<unknown[], Record<string, unknown>>(statement.columns().map((c) => c.name), (i) => `source[${i}]`);
     rowBuilders.set(statement, build);
   }
   const arrays = statement.all(parameters as unknown[]) as unknown[][];
