@@ -40,7 +40,7 @@ export async function buildSvcDatabase(dataset, out) {
   const dist = (p) => import(path.join(ROOT, 'dist', p));
   const [{ connectDatabase }, { migrate }, { issueToken }] = await Promise.all([
     dist('database/connect.js'), dist('database/migrator.js'), dist('auth/tokens/api-token.js')]);
-  const svcDb = connectDatabase(`sqlite:${out}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536 } });
+  const svcDb = connectDatabase(`sqlite:${out}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536, backgroundCheckpoint: false } });
   await migrate(svcDb.db, ['system', 'data']);
   await svcDb.close();
 

@@ -77,7 +77,7 @@ async function seed(file) {
   for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
   const [{ connectDatabase }, { migrate }, { issueToken }] = await Promise.all([
     dist('database/connect.js'), dist('database/migrator.js'), dist('auth/tokens/api-token.js')]);
-  const svcDb = connectDatabase(`sqlite:${file}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536 } });
+  const svcDb = connectDatabase(`sqlite:${file}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536, backgroundCheckpoint: false } });
   await migrate(svcDb.db, ['system', 'data']); // svc's own schema, indexes included
   await svcDb.close();
 

@@ -18,7 +18,7 @@ export interface Config {
   readonly sessionIdleMinutes: number;
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
-  readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number };
+  readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number; readonly backgroundCheckpoint: boolean };
   /** PostgreSQL and MySQL connection pools (each process, worker or not, has its own). */
   readonly pool: { readonly size: number; readonly statementTimeoutMs: number; readonly connectTimeoutMs: number };
   /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
@@ -214,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.
       cacheSizeKib: int(env, 'SQLITE_CACHE_SIZE_KIB', 65536, 256, 16 * 1024 * 1024),
+      backgroundCheckpoint: bool(env, 'SQLITE_BACKGROUND_CHECKPOINT', true),
     }),
     pool: Object.freeze({
       size: int(env, 'DB_POOL_SIZE', 10, 1, 1000),

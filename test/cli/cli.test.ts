@@ -210,7 +210,7 @@ describe('svc CLI', { concurrency: true }, () => {
       // One sequential first use (migrations, bootstrap), then the refusals can run side by side.
       json(await svc(dataDir, 'unit:create', 'Elsewhere'));
       // Two companies of one name (set-up straight in the database).
-      const database = connectDatabase(`sqlite:${path.join(dataDir, 'svc.sqlite')}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 2048 }, pool: { size: 1, statementTimeoutMs: 5000, connectTimeoutMs: 2000 } });
+      const database = connectDatabase(`sqlite:${path.join(dataDir, 'svc.sqlite')}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 2048, backgroundCheckpoint: true }, pool: { size: 1, statementTimeoutMs: 5000, connectTimeoutMs: 2000 } });
       await database.db.insertInto('companies').values([{ name: 'Twin', active: 'Y' }, { name: 'Twin', active: 'Y' }]).execute();
       await database.close();
     });

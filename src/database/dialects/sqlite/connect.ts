@@ -10,10 +10,13 @@ import type { Database, Db } from '../../database.js';
 import { registerDirectReader, registerDirectTransaction, type DirectExecutor } from '../../query-cache.js';
 import { compileObjectLiteral } from '../../../model/object-literal.js';
 import { sqliteAdapter } from './adapter.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 
 export interface SqliteOptions {
   readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
   readonly cacheSizeKib: number;
+  /** WAL checkpoints in a thread of their own instead of in the committing connection. */
+  readonly backgroundCheckpoint: boolean;
 }
 
 const STATEMENT_CACHE_LIMIT = 1000;
@@ -129,6 +132,9 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
     statement.run(parameters as unknown[]);
     return [];
   };
+  // Started by the first write transaction: a command that only reads does not need the thread.
+  let checkpointer: Checkpointer | null = null;
+  const checkpointInBackground = options.backgroundCheckpoint && reader !== null;
   return {
     db,
     adapter: sqliteAdapter,
@@ -137,6 +143,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
     // fail with SQLITE_BUSY_SNAPSHOT when another process committed in between.
     transaction: (work) =>
       db.connection().execute(async (connection) => {
+        if (checkpointInBackground) checkpointer ??= startCheckpointer(raw, file, options);
         registerDirectTransaction(connection, execute);
         execute('begin immediate', [], false);
         try {
@@ -149,6 +156,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
         }
       }),
     async close() {
+      await checkpointer?.stop();
       await db.destroy();
       reader?.close();
     },

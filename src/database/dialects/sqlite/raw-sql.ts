@@ -5,23 +5,11 @@
 // protocol is in raw-sql-worker.ts). One limit remains: a single step that yields no row for
 // long (a large aggregate or sort, a big UPDATE) finishes in the background after the reply has
 // gone, then is rolled back; the row cap does not shorten it. Catalog lookups stay on this thread.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { RawSqlError, refusals, type RawBinding, type RawResult, type RawSql, type RawSqlLimits, type RawTable, type RawTableColumn } from '../../raw-sql.js';
 import { CANCELLED, RUNNING, type WorkerJob, type WorkerReply } from './raw-sql-protocol.js';
-
-// Compiled, the worker is raw-sql-worker.js beside this file. Run from source through tsx (tests,
-// development), Node 20 does not hand tsx's loader to a worker's entry module, so a two-line
-// bootstrap registers tsx inside the worker first.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER = new URL(FROM_SOURCE ? './raw-sql-worker.ts' : './raw-sql-worker.js', import.meta.url);
-
-function startWorker(job: WorkerJob): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER, { workerData: job });
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const bootstrap = `import(${tsx}).then((api) => api.register()).then(() => import(${JSON.stringify(WORKER.href)}))`;
-  return new Worker(bootstrap, { eval: true, workerData: job });
-}
+import { startWorkerThread } from './worker-thread.js';
 
 // User tables and views; sqlite_* are SQLite's own.
 const TABLES = `SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`;
@@ -56,7 +44,7 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
   const run = (sql: string, bindings: readonly RawBinding[]): Promise<RawResult> =>
     new Promise((resolve, reject) => {
       const state = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-      const worker = startWorker({ file, sql, bindings, allowWrite: limits.allowWrite, maxRows: limits.maxRows, state });
+      const worker = startWorkerThread('raw-sql-worker', { file, sql, bindings, allowWrite: limits.allowWrite, maxRows: limits.maxRows, state } satisfies WorkerJob);
       running.add(worker);
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
