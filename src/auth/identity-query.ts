@@ -28,6 +28,9 @@ interface IdentityIds {
   readonly unit: Expression<unknown>;
 }
 
+/** The tables the identity columns read. */
+export const IDENTITY_TABLES = ['users', 'units', 'companies', 'user_units'] as const;
+
 function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
   const user = adapter.jsonObject(Object.fromEntries(USER_COLUMNS.map((column) => [column, ref(`iu.${column}`)])));
   const unit = adapter.jsonObject({

@@ -9,11 +9,18 @@ const SENTINEL = '\u0000svc-param:';
 const LIMIT = 2000;
 
 /**
- * Runs a compiled statement synchronously on a connection of the engine's own (SQLite). `memo`:
- * it may answer from the result of the same query as long as the database has not changed
- * since (exact, not a time-based cache). Rows are returned for a SELECT or a RETURNING.
+ * When the engine may answer a query from the result of the same query earlier: exact, never a
+ * time-based cache. `true`: while no commit at all has happened since. `{tables}`: while no
+ * commit may have changed one of `tables` (the engine adds what can change them, such as a
+ * cascading delete); for a hot lookup over tables that the common writes do not touch.
  */
-export type DirectExecutor = (sql: string, parameters: readonly unknown[], memo: boolean) => unknown[];
+export type MemoScope = true | { readonly tables: readonly string[] };
+
+/**
+ * Runs a compiled statement synchronously on a connection of the engine's own (SQLite), from the
+ * memo when `memo` allows it. Rows are returned for a SELECT or a RETURNING.
+ */
+export type DirectExecutor = (sql: string, parameters: readonly unknown[], memo: MemoScope | undefined) => unknown[];
 
 /** Per Db: runs its cached SELECTs (`reads`), or every cached statement (`all`), directly. */
 const direct = new WeakMap<Db, { readonly executor: DirectExecutor; readonly statements: 'reads' | 'all' }>();
@@ -86,15 +93,15 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
 /**
  * Runs the query of shape `key` (built by `build` the first time, with `param(name)` for every
  * varying value) with `values` for its placeholders. Every placeholder must have a value.
- * `memo` marks an expensive aggregate (a list's total) whose result the engine may reuse while
- * the database is unchanged.
+ * `memo` lets the engine reuse the result of the same query while the database still holds what
+ * it was computed from (a list's total; the token check), see MemoScope.
  */
 export async function runCached<R>(
   db: Db,
   key: string,
   build: () => Compilable<R>,
   values: Readonly<Record<string, unknown>>,
-  options: { readonly memo?: boolean } = {},
+  options: { readonly memo?: MemoScope } = {},
 ): Promise<R[]> {
   const template = templateOf(db, key, build);
   const parameters = template.slots.map((slot) => {
@@ -104,7 +111,7 @@ export async function runCached<R>(
   });
   const shortcut = direct.get(db);
   if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
-    return shortcut.executor(template.sql, parameters, options.memo === true) as R[];
+    return shortcut.executor(template.sql, parameters, options.memo) as R[];
   }
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;

@@ -1,7 +1,8 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
 // user, unit and company (auth/identity-query.ts), so every request re-validates the scope, and,
 // when the failure counters live in the same database, the caller IP's failure window. On SQLite
-// a repeated check is answered from the exact result memo (query-cache `memo`) until a commit.
+// a repeated check is answered from the exact result memo (query-cache `memo`) until a commit
+// that may change one of the tables it reads: writes to the resources' own tables leave it.
 import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import { sql } from 'kysely';
@@ -9,7 +10,7 @@ import { readCasts } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import type { FailureWindow } from '../failure-limiter.js';
 import { failureWindow } from '../stores/database-failure-store.js';
-import { identityOf, withIdentity, type Identity } from '../identity-query.js';
+import { IDENTITY_TABLES, identityOf, withIdentity, type Identity } from '../identity-query.js';
 
 export interface TokenIdentity extends Identity {
   readonly tokenId: number;
@@ -36,6 +37,8 @@ function parseAbilities(value: unknown): string[] {
   }
 }
 
+const TOKEN_MEMO = { tables: ['api_tokens', 'auth_failures', ...IDENTITY_TABLES] };
+
 /** The token by its hash; with `ip`, also that IP's failure window from auth_failures. */
 export async function findTokenIdentity(database: Database, hash: string, ip: string | null): Promise<TokenIdentity | null> {
   const { db, adapter } = database;
@@ -57,8 +60,8 @@ export async function findTokenIdentity(database: Database, hash: string, ip: st
       return query;
     },
     ip === null ? { hash } : { hash, ip },
-    // Exact: answered from the last result only while no commit has changed the database.
-    { memo: true },
+    // Exact: answered from the last result only while no commit may have changed these tables.
+    { memo: TOKEN_MEMO },
   );
   if (!row) return null;
   let identity = parsed.get(row);

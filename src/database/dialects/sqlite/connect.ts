@@ -11,6 +11,7 @@ import { registerDirectReader, registerDirectTransaction, type DirectExecutor } 
 import { compileObjectLiteral } from '../../../model/object-literal.js';
 import { sqliteAdapter } from './adapter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
 
 export interface SqliteOptions {
   readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
@@ -35,18 +36,23 @@ function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
   return raw;
 }
 
-/** Prepared statements kept by SQL text: the same text always has the same shape. */
-function statementCache(raw: BetterSqlite3.Database, counted: () => void): (sqlText: string) => BetterSqlite3.Statement {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+/**
+ * Prepared statements kept by SQL text: the same text always has the same shape. On the write
+ * connection, `log` hears the tables each execution may write (result-memo.ts).
+ */
+function statementCache(raw: BetterSqlite3.Database, counted: () => void, log?: WriteLog): (sqlText: string) => BetterSqlite3.Statement {
+  const statements = new Map<string, { statement: BetterSqlite3.Statement; writes: readonly string[] | null }>();
   return (sqlText) => {
     counted();
-    let statement = statements.get(sqlText);
-    if (!statement) {
+    let entry = statements.get(sqlText);
+    if (!entry) {
       if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
-      statement = raw.prepare(sqlText);
-      statements.set(sqlText, statement);
+      const statement = raw.prepare(sqlText);
+      statements.set(sqlText, (entry = { statement, writes: writtenTables(statement) }));
     }
-    return statement;
+    // Kysely and the direct executor both run a statement right after preparing it.
+    if (log && entry.writes?.length !== 0) log.noteWrite(entry.writes);
+    return entry.statement;
   };
 }
 
@@ -70,37 +76,6 @@ function rowsOf(statement: BetterSqlite3.Statement, parameters: readonly unknown
   return rows;
 }
 
-const MEMO_LIMIT = 500;
-
-/**
- * Results kept while the database is unchanged: PRAGMA data_version, read on this connection,
- * moves whenever any other connection (ours or another process's) commits, so an answer from
- * the memo is exactly what the query would return now. Used for list totals, whose count(*) is
- * the costly part of a filtered list on a large table.
- */
-function resultMemo(reader: BetterSqlite3.Database, counted: () => void) {
-  const version = reader.prepare('PRAGMA data_version').pluck();
-  const results = new Map<string, Array<Record<string, unknown>>>();
-  let seen: unknown = null;
-  return (sqlText: string, parameters: readonly unknown[], run: () => Array<Record<string, unknown>>) => {
-    const now = version.get();
-    if (now !== seen) {
-      results.clear();
-      seen = now;
-    }
-    const key = `${sqlText}\u0000${JSON.stringify(parameters)}`;
-    let rows = results.get(key);
-    // A hit still ran one statement (the version check), so statement counts stay fixed.
-    if (rows) counted();
-    else {
-      if (results.size >= MEMO_LIMIT) results.clear();
-      rows = run();
-      results.set(key, rows);
-    }
-    return rows;
-  };
-}
-
 export function connectSqlite(file: string, options: SqliteOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const raw = open(file, options);
@@ -109,7 +84,8 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
     executed += 1;
   };
   // Kysely prepares once per execution, so the cache also counts the statements run.
-  const prepare = statementCache(raw, count);
+  const writes = new WriteLog(raw);
+  const prepare = statementCache(raw, count, writes);
   const db: Db = new Kysely({ dialect: new SqliteDialect({ database: { close: () => raw.close(), prepare } }) });
 
   // An in-memory database is private to its connection: it gets no reader.
@@ -117,15 +93,15 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   if (reader) {
     reader.pragma('query_only = ON');
     const prepareRead = statementCache(reader, count);
-    const memo = resultMemo(reader, count);
-    registerDirectReader(db, (sqlText, parameters, memoize) =>
-      memoize ? memo(sqlText, parameters, () => rowsOf(prepareRead(sqlText), parameters)) : rowsOf(prepareRead(sqlText), parameters),
+    const memo = resultMemo(reader, raw, writes, count);
+    registerDirectReader(db, (sqlText, parameters, scope) =>
+      scope ? memo(sqlText, parameters, scope, () => rowsOf(prepareRead(sqlText), parameters)) : rowsOf(prepareRead(sqlText), parameters),
     );
   }
   // A write transaction holds Kysely's only connection (its mutex) from begin to commit, and
   // runs the cached statements on it directly: no executor layers, no await per statement. Its
   // own statement objects, since rowsOf switches them to raw arrays, which Kysely would not expect.
-  const prepareDirect = statementCache(raw, count);
+  const prepareDirect = statementCache(raw, count, writes);
   const execute: DirectExecutor = (sqlText, parameters) => {
     const statement = prepareDirect(sqlText);
     if (statement.reader) return rowsOf(statement, parameters);
@@ -145,13 +121,13 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
       db.connection().execute(async (connection) => {
         if (checkpointInBackground) checkpointer ??= startCheckpointer(raw, file, options);
         registerDirectTransaction(connection, execute);
-        execute('begin immediate', [], false);
+        execute('begin immediate', [], undefined);
         try {
           const result = await work(connection);
-          execute('commit', [], false);
+          execute('commit', [], undefined);
           return result;
         } catch (error) {
-          if (raw.inTransaction) execute('rollback', [], false);
+          if (raw.inTransaction) execute('rollback', [], undefined);
           throw error;
         }
       }),
