@@ -16,8 +16,9 @@ const MEMO_LIMIT = 500;
 
 // Transaction control changes no table; sqlite3_stmt_readonly already says so for a read.
 const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
-// The one table an INSERT, REPLACE, UPDATE or DELETE names (Kysely quotes it).
-const WRITE_TARGET = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?/i;
+// The one table an INSERT, REPLACE, UPDATE or DELETE names (Kysely quotes it). A name with a
+// schema ("main"."users") does not match, and so counts as "any".
+const WRITE_TARGET = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?(?=[\s(]|$)/i;
 
 /** The tables a statement may write: [] for none, null for "any" (DDL, a PRAGMA, a CTE...). */
 export function writtenTables(statement: BetterSqlite3.Statement): readonly string[] | null {
@@ -31,7 +32,7 @@ const CHANGES_CHILD = new Set(['CASCADE', 'SET NULL', 'SET DEFAULT']);
 
 /**
  * The write connection's own writes, by table. A write is known when its statement runs; it is
- * known committed once no transaction is open on that connection (`settle`).
+ * known committed (or rolled back) once no transaction is open on that connection.
  */
 export class WriteLog {
   private readonly pending = new Set<string>();
