@@ -51,7 +51,7 @@ function statementCache(raw: BetterSqlite3.Database, counted: () => void, log?: 
       statements.set(sqlText, (entry = { statement, writes: writtenTables(statement) }));
     }
     // Kysely and the direct executor both run a statement right after preparing it.
-    if (log && entry.writes?.length !== 0) log.noteWrite(entry.writes);
+    if (log && (entry.writes === null || entry.writes.length > 0)) log.noteWrite(entry.writes);
     return entry.statement;
   };
 }

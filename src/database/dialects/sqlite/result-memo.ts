@@ -102,7 +102,7 @@ interface Store {
   readonly rows: Map<string, Rows>;
   /** `true` memos: the reader's data_version; table memos: the writer's. */
   version: unknown;
-  /** Table memos: the tables whose changes clear it, and the epoch it was last cleared at. */
+  /** Table memos: the tables whose changes clear it, and the last change of those it has seen. */
   reach?: Set<string>;
   reachAt?: number;
   epoch?: number;
