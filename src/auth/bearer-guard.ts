@@ -11,7 +11,6 @@ import type { Clock, FailureLimiter } from './failure-limiter.js';
 import { scopeRefusal } from './scope-check.js';
 import { decodeToken, sameHash } from './tokens/api-token.js';
 import { findTokenIdentity } from './tokens/token-lookup.js';
-import { toMillis } from '../model/casts.js';
 
 export interface BearerOptions {
   readonly system: Database;
@@ -51,13 +50,13 @@ export async function authenticateBearer(request: FastifyRequest, options: Beare
   if (blocked) throw errors.tooManyAttempts();
   if (identity.revokedAt != null) throw await refuse('Token revoked.', false);
   const now = options.clock();
-  const expiresAt = toMillis(identity.expiresAt);
+  const { expiresAt } = identity;
   if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.', false);
 
   const refusal = scopeRefusal(identity, options.tenantIsolation);
   if (refusal || !identity.user || !identity.unit) throw errors.bearerForbidden(refusal ?? 'Forbidden.');
 
-  const lastUsed = toMillis(identity.lastUsedAt);
+  const lastUsed = identity.lastUsedAt;
   if (lastUsed === null || now - lastUsed >= LAST_USED_EVERY_MS) {
     await system.db.updateTable('api_tokens').set({ last_used_at: system.adapter.toTimestamp(new Date(now)) }).where('id', '=', identity.tokenId).execute();
   }

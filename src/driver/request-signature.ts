@@ -6,7 +6,8 @@
 // TARGET is the request target exactly as sent (DESIGN.md 3.6): the path, plus `?` and the query
 // only when there is one, never re-encoded or re-ordered; BODY the raw bytes (empty: the hash of
 // the empty string). The comparison is constant time.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../auth/sha256.js';
 
 export const HEADER_TIMESTAMP = 'x-svc-timestamp';
 export const HEADER_NONCE = 'x-svc-nonce';
@@ -28,7 +29,7 @@ export interface SignedParts {
 }
 
 export function stringToSign(parts: SignedParts): string {
-  const bodyHash = createHash('sha256').update(parts.body).digest('hex');
+  const bodyHash = sha256Hex(parts.body);
   return `${parts.method.toUpperCase()}\n${parts.target}\n${parts.timestamp}\n${parts.nonce}\n${bodyHash}`;
 }
 

@@ -22,14 +22,18 @@ export interface FixtureApp {
   close(): Promise<void>;
 }
 
-/** Starts an app with `routes` on `database`; `env` overrides configuration (e.g. APP_DEBUG). */
+/**
+ * Starts an app with `routes` on `database`; `env` overrides configuration (e.g. APP_DEBUG);
+ * `middleware` names what the routes' `middleware` may use (e.g. one that sets a caller's scope).
+ */
 export async function startFixtureApp(
   database: Database,
   routes: readonly ResourceRoute[],
   env: Record<string, string> = {},
+  middleware = new MiddlewareRegistry(),
 ): Promise<FixtureApp> {
   const config = loadConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', ...env });
-  const app = await buildApp({ config, database, resources: routes, middleware: new MiddlewareRegistry(), logger: false });
+  const app = await buildApp({ config, database, resources: routes, middleware, logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -84,9 +84,11 @@ describe('spec example', () => {
 
 describe('required / nullable / sometimes', () => {
   it('fails on undefined, null, blank strings and empty arrays', async () => {
-    for (const value of [undefined, null, '', '   ', [], {}]) {
+    for (const value of [undefined, null, '', '   ', ' \t\n\u00a0\u3000\ufeff', [], {}]) {
       assert.deepEqual(await errorsFor(['required'], value), ['The f field is required.'], String(value));
     }
+    // What trim() keeps is not blank: a zero-width space is no whitespace.
+    assert.equal(await errorsFor(['required'], '\u200b'), undefined);
   });
 
   it('accepts falsy but present values', async () => {
@@ -145,6 +147,10 @@ describe('min / max', () => {
     assert.equal(await errorsFor(['string', 'max:3'], 'abc'), undefined);
     assert.equal(await errorsFor(['max:3'], 'héé'), undefined);
     assert.equal(await errorsFor(['max:2'], '😀😀'), undefined);
+    assert.deepEqual(await errorsFor(['max:2'], '😀😀😀'), ['The f field must not be greater than 2 characters.']);
+    // A lone surrogate is one character, as mb_strlen and [...text] count it.
+    assert.equal(await errorsFor(['max:2'], '\ud83d\ud83d'), undefined);
+    assert.deepEqual(await errorsFor(['max:1'], '\ud83d\ud83d'), ['The f field must not be greater than 1 characters.']);
     assert.deepEqual(await errorsFor(['string', 'max:3'], 'abcd'), ['The f field must not be greater than 3 characters.']);
     assert.deepEqual(await errorsFor(['string', 'min:3'], 'ab'), ['The f field must be at least 3 characters.']);
   });
@@ -327,8 +333,9 @@ describe('parseRules', () => {
         { name: 'string' },
         { name: 'max', limit: 200, raw: '200' },
         { name: 'in', values: ['a,b', 'c'] },
-        { name: 'exists', table: 'users', column: 'login' },
-        { name: 'unique', table: 'users', column: 'login', ignoreId: '5' },
+        // lookup: the batched statement a database rule joins, one per table and column
+        { name: 'exists', table: 'users', column: 'login', lookup: '["users","login"]' },
+        { name: 'unique', table: 'users', column: 'login', ignoreId: '5', lookup: '["users","login"]' },
       ],
     });
   });

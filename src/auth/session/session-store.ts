@@ -1,7 +1,7 @@
 // Sessions of the admin front end, stored in the sessions table (Redis comes with the scale-out
 // work behind the same interface). The row key is the SHA-256 of the session id, so the table
 // never holds a usable credential; the lookup joins the acting user, unit and company.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256.js';
 import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
@@ -28,7 +28,7 @@ export interface SessionStore {
 }
 
 export function sessionKey(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest('hex');
+  return sha256Hex(sessionId);
 }
 
 export function databaseSessionStore(database: Database): SessionStore {

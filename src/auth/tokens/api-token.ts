@@ -1,7 +1,8 @@
 // An API token as a value object (STYLE.md example 5): `svc_api_` + 32 base62 characters
 // (190 random bits) + a 6-character base62 CRC32 of them, so a mistyped or forged token is
 // refused without a database read. Only the SHA-256 hash is ever stored.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../sha256.js';
 import { crc32 } from 'node:zlib';
 
 export const TOKEN_PREFIX = 'svc_api_';
@@ -31,7 +32,7 @@ function checksum(random: string): string {
 }
 
 export function hashToken(plain: string): string {
-  return createHash('sha256').update(plain).digest('hex');
+  return sha256Hex(plain);
 }
 
 export interface IssuedToken {

@@ -6,7 +6,7 @@
 import type { Database } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import { sql } from 'kysely';
-import { readCasts } from '../../model/casts.js';
+import { readCasts, toMillis } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import type { FailureWindow } from '../failure-limiter.js';
 import { failureWindow } from '../stores/database-failure-store.js';
@@ -16,9 +16,11 @@ export interface TokenIdentity extends Identity {
   readonly tokenId: number;
   readonly tokenHash: string;
   readonly abilities: readonly string[];
-  readonly expiresAt: unknown;
+  /** Epoch milliseconds, or null for none. */
+  readonly expiresAt: number | null;
   readonly revokedAt: unknown;
-  readonly lastUsedAt: unknown;
+  /** Epoch milliseconds, or null for never. */
+  readonly lastUsedAt: number | null;
   /** The caller IP's failure window, when it was asked for (`ip`). */
   readonly ipWindow: FailureWindow | null;
 }
@@ -80,9 +82,9 @@ function tokenIdentity(row: Row): TokenIdentity {
     ...identity,
     tokenId: Number(row.token_id),
     tokenHash: String(row.token_hash),
-    expiresAt: row.expires_at,
+    expiresAt: toMillis(row.expires_at),
     revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
+    lastUsedAt: toMillis(row.last_used_at),
     ipWindow: ipWindow(row.ip_window),
     abilities: Object.freeze(parseAbilities(row.abilities)),
   });

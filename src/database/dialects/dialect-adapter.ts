@@ -34,6 +34,13 @@ export interface DialectAdapter {
    */
   jsonObject(fields: Readonly<Record<string, Expression<unknown>>>): RawBuilder<unknown>;
   /**
+   * A child table's rows as one column of the parent's select: `columns` of the rows matching
+   * `where`, in `orderBy` order, as JSON text of an array of arrays (read it with
+   * eager-load.embeddedRowsReader). Where the engine has it (SQLite), a has-many relation in the
+   * parent's database costs no statement of its own; elsewhere it is one batched `where in`.
+   */
+  childRows?(table: string, columns: readonly string[], where: ReadonlyArray<Expression<SqlBool>>, orderBy: string): RawBuilder<unknown>;
+  /**
    * True when the engine sorts NULL below every value (SQLite, MySQL). Otherwise sorting says
    * NULLS FIRST / NULLS LAST, so every engine gives the same order.
    */

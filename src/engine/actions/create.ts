@@ -31,7 +31,7 @@ export async function create(resource: Resource, context: EngineContext, body: u
       }
       const id = await adapter.insertReturningId(connections[entity.storage], entity.table, values, entity.primaryKey);
       await syncDetails(connections, resource, id, payload, new Map(), context.scope, adapter, now);
-      const record = await findRecord(connections, resource, context.scope, entity.primaryKey, id);
+      const record = await findRecord(connections, resource, context.scope, adapter, entity.primaryKey, id);
       return resource.show(record ?? {});
     });
   } catch (error) {

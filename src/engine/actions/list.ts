@@ -1,6 +1,7 @@
 // List (SPEC.md 4.2): filters, sort, page; a fixed number of statements whatever the page size:
-// the total, the page with its counts, then one statement per eager-loaded relation. Both
-// statements are compiled once per shape (database/query-cache).
+// the total, the page with its counts and relations, then one statement per relation the page's
+// statement cannot carry (output/records). Both statements are compiled once per shape
+// (database/query-cache).
 import { sql } from 'kysely';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
@@ -49,7 +50,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
     const sort = order ? `${order.column} ${order.direction}` : '';
     rows = await runCached(
       db,
-      `page:${recordsShape(connections, resource, context.scope)}:${filterShape}:${sort}:${perPage}`,
+      `page:${recordsShape(connections, resource, context.scope, adapter)}:${filterShape}:${sort}:${perPage}`,
       () => {
         const ordered = <Q extends Select>(query: Q): Q => {
           const sorted = order
@@ -63,7 +64,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
         // LIMIT is a literal (per_page takes few values): SQLite re-prepares a statement at every
         // execution when its LIMIT is a bound parameter. OFFSET does not have that cost.
         const page = <Q extends Select>(query: Q): Q => ordered(query).limit(sql.lit(perPage)).offset(param<number>('offset')) as Q;
-        const records = selectRecords(connections, resource, context.scope);
+        const records = selectRecords(connections, resource, context.scope, adapter);
         if (filters.length === 0) return page(records);
         // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
         // for the page's rows only, even when the plan filters through one index and sorts.
@@ -80,7 +81,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
       { ...values, offset },
     );
   }
-  const records = await assembleRecords(connections, resource, context.scope, rows);
+  const records = await assembleRecords(connections, resource, context.scope, adapter, rows);
   return {
     data: records.map(resource.index),
     meta: { total, per_page: perPage, current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)) },

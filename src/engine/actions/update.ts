@@ -6,9 +6,9 @@ import { updateWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecord, findStoredRow } from '../output/records.js';
+import { findRecord } from '../output/records.js';
 import { splitPayload } from '../write/payload.js';
-import { loadStoredDetails } from '../write/stored-details.js';
+import { loadStoredRecord } from '../write/stored-details.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
 import { translateWriteError } from '../write/translate-write-error.js';
@@ -26,10 +26,10 @@ export async function update(resource: Resource, context: EngineContext, id: unk
   try {
     return await inTransaction(context, async (connections) => {
       const db = connections[entity.storage];
-      const existing = await findStoredRow(db, resource, context.scope, key, adapter);
-      if (!existing) throw errors.resourceNotFound();
+      const found = await loadStoredRecord(connections, resource, context.scope, key, adapter, payload);
+      if (!found) throw errors.resourceNotFound();
+      const { existing, stored } = found;
       const masterKey = existing[entity.primaryKey];
-      const stored = await loadStoredDetails(connections, resource, masterKey, payload);
       await validateWrite(connections, resource, Number(masterKey), existing, payload, stored);
       const now = new Date();
       const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
@@ -39,7 +39,7 @@ export async function update(resource: Resource, context: EngineContext, id: unk
         await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
       }
       await syncDetails(connections, resource, masterKey, payload, stored, context.scope, adapter, now);
-      const record = await findRecord(connections, resource, context.scope, entity.primaryKey, masterKey);
+      const record = await findRecord(connections, resource, context.scope, adapter, entity.primaryKey, masterKey);
       return resource.show(record ?? {});
     });
   } catch (error) {

@@ -1,14 +1,24 @@
 // Reading records the way every action answers them: the entity's columns, its belongs-to
-// relations (joined when they live in the same database) and the count sub-queries in one
-// statement, then one batched statement per eager-loaded has-many relation, then the full
-// serialised record (SPEC.md 2.2 rule 1) ready for a projection.
+// relations (joined when they live in the same database), its has-many relations (embedded as
+// one JSON column each where the engine can, see DialectAdapter.childRows) and the count
+// sub-queries in one statement, then one batched statement per relation read apart, then the
+// full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../database/database.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import { belongsToColumns, belongsToReader, countSubquery, loadBelongsTo, loadHasMany } from '../../model/relations/eager-load.js';
+import {
+  belongsToColumns,
+  belongsToReader,
+  countSubquery,
+  embeddedRows,
+  embeddedRowsReader,
+  embeddedStoredRows,
+  loadBelongsTo,
+  loadHasMany,
+} from '../../model/relations/eager-load.js';
 import type { BelongsTo, HasMany } from '../../model/relations/relation.js';
 import type { Resource } from '../definition/define-resource.js';
 import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
@@ -19,36 +29,53 @@ const ONE = sql.lit(1);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Select = SelectQueryBuilder<any, any, Row>;
 
-/**
- * Belongs-to relations read by a left join of the record's own select: the target is in the
- * same database and its table is not already in the query (the entity's own, or an earlier
- * join's). The others are read by one batched statement each.
- */
-function joinedBelongsTo(connections: Connections, resource: Resource): ReadonlySet<BelongsTo> {
-  // Which storages share a database is all that decides it: computed once per resource and case.
-  const shared = connections.system === connections.data;
-  let cases = joinedCases.get(resource);
-  if (!cases) joinedCases.set(resource, (cases = new Map()));
-  let joined = cases.get(shared);
-  if (!joined) {
-    const { entity } = resource;
-    const tables = new Set([entity.table]);
-    const found = new Set<BelongsTo>();
-    for (const [, relation] of resource.belongsTo) {
-      const target = relation.target();
-      if ((target.storage !== entity.storage && !shared) || tables.has(target.table)) continue;
-      tables.add(target.table);
-      found.add(relation);
-    }
-    cases.set(shared, (joined = found));
-  }
-  return joined;
+/** Which relations the record's own select reads; the others get a batched statement each. */
+interface Layout {
+  /** Belongs-to relations read by a left join. */
+  readonly joined: ReadonlySet<BelongsTo>;
+  /** Has-many relations read as a JSON column (DialectAdapter.childRows). */
+  readonly embedded: ReadonlySet<HasMany>;
 }
 
-const joinedCases = new WeakMap<Resource, Map<boolean, ReadonlySet<BelongsTo>>>();
+/**
+ * A relation is read in the record's own select when its target is in the same database and
+ * its table is not already in the query (the entity's own, or an earlier join's); a has-many one
+ * also needs an engine with childRows. Computed once per resource, engine and database layout.
+ */
+function layoutOf(connections: Connections, resource: Resource, adapter: DialectAdapter): Layout {
+  const shared = connections.system === connections.data;
+  // All the layout depends on: whether the storages share a database, and the engine's capability.
+  const key = (shared ? 1 : 0) + (adapter.childRows ? 2 : 0);
+  let cases = layouts.get(resource);
+  if (!cases) layouts.set(resource, (cases = new Map()));
+  let layout = cases.get(key);
+  if (!layout) {
+    const { entity } = resource;
+    const sameDatabase = (storage: string) => storage === entity.storage || shared;
+    const tables = new Set([entity.table]);
+    const joined = new Set<BelongsTo>();
+    for (const [, relation] of resource.belongsTo) {
+      const target = relation.target();
+      if (!sameDatabase(target.storage) || tables.has(target.table)) continue;
+      tables.add(target.table);
+      joined.add(relation);
+    }
+    const embedded = new Set<HasMany>();
+    for (const [, relation] of resource.hasMany) {
+      const target = relation.target();
+      if (adapter.childRows && sameDatabase(target.storage) && target.table !== entity.table) embedded.add(relation);
+    }
+    cases.set(key, (layout = { joined, embedded }));
+  }
+  return layout;
+}
+
+const layouts = new WeakMap<Resource, Map<number, Layout>>();
 
 /** The alias of a joined relation's column: a dot cannot occur in a declared column name. */
 const joinedColumn = (name: string, column: string) => `${name}.${column}`;
+/** The alias of an embedded relation's JSON column. */
+const embeddedColumn = (name: string) => `${name}[]`;
 
 /** A count that is the length of a has-many list loaded anyway needs no sub-query. */
 function loadedCount(resource: Resource, relation: HasMany): boolean {
@@ -56,23 +83,24 @@ function loadedCount(resource: Resource, relation: HasMany): boolean {
 }
 
 /** Names the SQL of `selectRecords` for the query cache, without building it. */
-export function recordsShape(connections: Connections, resource: Resource, scope: Scope): string {
+export function recordsShape(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter): string {
   let shape = `${resource.key}:${scopeKey(resource.entity, scope)}`;
-  const joined = joinedBelongsTo(connections, resource);
+  const { joined, embedded } = layoutOf(connections, resource, adapter);
   for (const [name, relation] of resource.belongsTo) if (joined.has(relation)) shape += `,j${name}${scopeKey(relation.target(), scope)}`;
+  for (const [name, relation] of resource.hasMany) if (embedded.has(relation)) shape += `,e${name}${scopeKey(relation.target(), scope)}`;
   for (const [, relation] of resource.counts) shape += `,${scopeKey(relation.target(), scope)}`;
   return shape;
 }
 
 /**
- * `select <columns>, <joined belongs-to columns>, <counts> from <table> left join ... where
- * <scope>`: callers add conditions, order and limits.
+ * `select <columns>, <joined belongs-to columns>, <embedded has-many columns>, <counts> from
+ * <table> left join ... where <scope>`: callers add conditions, order and limits.
  */
-export function selectRecords(connections: Connections, resource: Resource, scope: Scope): Select {
+export function selectRecords(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter): Select {
   const { entity } = resource;
   const db = connections[entity.storage];
   let query = db.selectFrom(entity.table).select(entity.columns.map((c) => `${entity.table}.${c}`)) as Select;
-  const joined = joinedBelongsTo(connections, resource);
+  const { joined, embedded } = layoutOf(connections, resource, adapter);
   for (const [name, relation] of resource.belongsTo) {
     if (!joined.has(relation)) continue;
     const target = relation.target();
@@ -84,6 +112,11 @@ export function selectRecords(connections: Connections, resource: Resource, scop
       .leftJoin(target.table, (join) => join.on(sql<boolean>`${sql.join(on, sql` and `)}`))
       .select(belongsToColumns(relation).map((c) => sql.ref(`${target.table}.${c}`).as(joinedColumn(name, c)))) as Select;
   }
+  for (const [name, relation] of resource.hasMany) {
+    if (embedded.has(relation) && adapter.childRows) {
+      query = query.select(embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)));
+    }
+  }
   for (const [name, relation] of resource.counts) {
     if (loadedCount(resource, relation)) continue;
     query = query.select(countSubquery(relation, entity.table, scope).as(`${name}_count`));
@@ -92,18 +125,18 @@ export function selectRecords(connections: Connections, resource: Resource, scop
 }
 
 /** Stored rows (from `selectRecords`) -> full records with relations and appends, hidden fields removed. */
-export async function assembleRecords(connections: Connections, resource: Resource, scope: Scope, rows: Row[]): Promise<Row[]> {
+export async function assembleRecords(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter, rows: Row[]): Promise<Row[]> {
   if (rows.length === 0) return [];
   const { entity } = resource;
-  const joined = joinedBelongsTo(connections, resource);
-  const [belongs, many] = await Promise.all([
+  const { joined, embedded } = layoutOf(connections, resource, adapter);
+  const [belongs, batched] = await Promise.all([
     Promise.all(resource.belongsTo.map(([, r]) => (joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope)))),
-    Promise.all(resource.hasMany.map(([, r]) => loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope))),
+    Promise.all(resource.hasMany.map(([, r]) => (embedded.has(r) ? null : loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope)))),
   ]);
   const joinedReaders = resource.belongsTo.map(([name, r]) => (joined.has(r) ? belongsToReader(r, joinedColumn(name, '')) : null));
-  const lists = new Map<HasMany, Map<string, Row[]>>();
-  resource.hasMany.forEach(([, relation], i) => lists.set(relation, many[i] ?? new Map()));
-  const counts = resource.counts.map(([name, relation]) => [`${name}_count`, relation] as const);
+  const embeddedReaders = resource.hasMany.map(([, r]) => (embedded.has(r) ? embeddedRowsReader(r) : null));
+  // A count of a loaded relation is its list's length: the field the list is under.
+  const counts = resource.counts.map(([name, relation]) => [`${name}_count`, resource.hasMany.find(([, r]) => r === relation)?.[0] ?? null] as const);
   return rows.map((row) => {
     const record = entity.serialize(row);
     for (const [name, fn] of resource.appends) record[name] = fn(record);
@@ -111,11 +144,11 @@ export async function assembleRecords(connections: Connections, resource: Resour
       const read = joinedReaders[i];
       record[name] = read ? read(row) : (belongs[i]?.get(String(row[relation.foreignKey])) ?? null);
     });
-    for (const [name, relation] of resource.hasMany) record[name] = lists.get(relation)?.get(String(row[relation.localKey])) ?? [];
-    for (const [field, relation] of counts) {
-      const list = lists.get(relation);
-      record[field] = list ? (list.get(String(row[relation.localKey]))?.length ?? 0) : Number(row[field] ?? 0);
-    }
+    resource.hasMany.forEach(([name, relation], i) => {
+      const read = embeddedReaders[i];
+      record[name] = read ? read(row[embeddedColumn(name)]) : (batched[i]?.get(String(row[relation.localKey])) ?? []);
+    });
+    for (const [field, list] of counts) record[field] = list === null ? Number(row[field] ?? 0) : (record[list] as Row[]).length;
     for (const key of resource.hidden) delete record[key];
     return record;
   });
@@ -126,6 +159,7 @@ export async function findRecord(
   connections: Connections,
   resource: Resource,
   scope: Scope,
+  adapter: DialectAdapter,
   column: string,
   id: unknown,
 ): Promise<Row | null> {
@@ -133,29 +167,51 @@ export async function findRecord(
   const db = connections[entity.storage];
   const rows = await runCached(
     db,
-    `record:${recordsShape(connections, resource, scope)}:${column}`,
-    () => selectRecords(connections, resource, scope).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
+    `record:${recordsShape(connections, resource, scope, adapter)}:${column}`,
+    () => selectRecords(connections, resource, scope, adapter).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
     { id },
   );
-  const [record] = await assembleRecords(connections, resource, scope, rows);
+  const [record] = await assembleRecords(connections, resource, scope, adapter, rows);
   return record ?? null;
 }
 
-/** The stored columns of one record by the resource key, within the caller's scope (writes start here). */
-/** The stored master row a write is about to change, locked for the rest of its transaction. */
-export async function findStoredRow(db: Db, resource: Resource, scope: Scope, id: unknown, adapter: DialectAdapter): Promise<Row | undefined> {
+/** The has-many relations the record's own select carries (DialectAdapter.childRows). */
+export function embeddedRelations(connections: Connections, resource: Resource, adapter: DialectAdapter): ReadonlySet<HasMany> {
+  return layoutOf(connections, resource, adapter).embedded;
+}
+
+/**
+ * The stored master row a write is about to change, locked for the rest of its transaction.
+ * With `details` (relations from `embeddedRelations`), the same statement also reads each one's
+ * stored rows within the caller's scope, as `storedDetailRows` gives them back.
+ */
+export async function findStoredRow(
+  db: Db,
+  resource: Resource,
+  scope: Scope,
+  id: unknown,
+  adapter: DialectAdapter,
+  details: ReadonlyArray<readonly [string, HasMany]> = [],
+): Promise<Row | undefined> {
   const { entity } = resource;
   const [row] = await runCached(
     db,
-    `stored:${resource.key}:${scopeKey(entity, scope)}`,
-    () =>
-      adapter.lockForUpdate(
-        scopeConditions(entity, scope)
-          .where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns))
-          .where(`${entity.table}.${resource.primaryKey}`, '=', param('id'))
-          .limit(ONE),
-      ),
+    `stored:${resource.key}:${scopeKey(entity, scope)}:${details.map(([name, relation]) => name + scopeKey(relation.target(), scope)).join(',')}`,
+    () => {
+      let query = scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns)) as Select;
+      for (const [name, relation] of details) {
+        if (!adapter.childRows) break;
+        // Tied by the master's key, as the detail sync writes them.
+        query = query.select(embeddedRows(relation, entity.table, scope, adapter.childRows, entity.primaryKey).as(embeddedColumn(name)));
+      }
+      return adapter.lockForUpdate(query.where(`${entity.table}.${resource.primaryKey}`, '=', param('id')).limit(ONE));
+    },
     { id },
   );
   return row as Row | undefined;
+}
+
+/** The stored rows of detail relation `name` that `findStoredRow` read with the master row. */
+export function storedDetailRows(row: Row, name: string, relation: HasMany): Row[] {
+  return embeddedStoredRows(relation)(row[embeddedColumn(name)]);
 }

@@ -13,8 +13,8 @@ export type PureRule =
 
 /** Rules answered by the database, in one batched lookup per table/column. */
 export type DbRule =
-  | { readonly name: 'exists'; readonly table: string; readonly column: string }
-  | { readonly name: 'unique'; readonly table: string; readonly column: string; readonly ignoreId: string | null };
+  | { readonly name: 'exists'; readonly table: string; readonly column: string; readonly lookup: string }
+  | { readonly name: 'unique'; readonly table: string; readonly column: string; readonly ignoreId: string | null; readonly lookup: string };
 
 export type CheckRule = PureRule | DbRule;
 
@@ -46,16 +46,39 @@ const isCheck = (rule: ParsedRule): rule is CheckRule => !MODIFIERS.includes(rul
 const parsedSets = new Map<string, ParsedRuleSet>();
 const PARSED_SETS_LIMIT = 1000;
 
+/** The last sets asked for, compared field by field: a repeated set costs no string at all. */
+const recent: Array<{ readonly fields: readonly string[]; readonly rules: RuleSet; readonly parsed: ParsedRuleSet }> = [];
+const RECENT_LIMIT = 16;
+
+function sameRules(fields: readonly string[], rules: RuleSet, other: RuleSet, otherFields: readonly string[]): boolean {
+  if (fields.length !== otherFields.length) return false;
+  for (let f = 0; f < fields.length; f += 1) {
+    const field = fields[f] as string;
+    if (field !== otherFields[f]) return false;
+    const list = rules[field] ?? [];
+    const otherList = other[field] ?? [];
+    if (list.length !== otherList.length) return false;
+    for (let i = 0; i < list.length; i += 1) if (list[i] !== otherList[i]) return false;
+  }
+  return true;
+}
+
 /** Parsed once per distinct rule set: entities build their rules anew for every write. */
 export function parseRules(rules: RuleSet): ParsedRuleSet {
-  let signature = '';
-  for (const field in rules) signature += `${field}\u0001${(rules[field] ?? []).join('\u0002')}\u0003`;
+  const fields = Object.keys(rules);
+  for (const entry of recent) if (sameRules(entry.fields, entry.rules, rules, fields)) return entry.parsed;
+  const signature = JSON.stringify(rules);
   let parsed = parsedSets.get(signature);
   if (!parsed) {
     parsed = Object.entries(rules).map(([field, list]) => parseField(field, list));
     if (parsedSets.size >= PARSED_SETS_LIMIT) parsedSets.clear();
     parsedSets.set(signature, parsed);
   }
+  // A copy: the caller's object is its own to change.
+  const copy: RuleSet = {};
+  for (const field of fields) copy[field] = [...(rules[field] ?? [])];
+  recent.unshift({ fields, rules: copy, parsed });
+  if (recent.length > RECENT_LIMIT) recent.pop();
   return parsed;
 }
 
@@ -107,17 +130,22 @@ export function parseRule(field: string, raw: string): ParsedRule {
       const [table = '', column] = expect(2, 'exists:table[,column]');
       if (table === '') fail('missing table');
       // Laravel defaults the column to the attribute name.
-      return { name, table, column: column || field };
+      return { name, table, column: column || field, lookup: lookupKey(table, column || field) };
     }
     case 'unique': {
       const [table = '', column, ignore] = expect(3, 'unique:table[,column[,ignoreId]]');
       if (table === '') fail('missing table');
       const ignoreId = ignore === undefined || ignore === '' || ignore === 'NULL' ? null : ignore;
-      return { name, table, column: column || field, ignoreId };
+      return { name, table, column: column || field, ignoreId, lookup: lookupKey(table, column || field) };
     }
     default:
       return fail(`unknown rule "${name}"`);
   }
+}
+
+/** The batched lookup a database rule joins: one per table and column. */
+function lookupKey(table: string, column: string): string {
+  return JSON.stringify([table, column]);
 }
 
 // Laravel splits parameters with str_getcsv, so "in:\"a,b\",c" keeps the comma inside quotes.

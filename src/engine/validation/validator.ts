@@ -25,46 +25,62 @@ export interface Lookup {
 /** Insertion order = order of units, then order of fields in the rules. */
 export type { ErrorBag };
 
-/** A database check waiting for the batched lookup. */
+/** A database check waiting for the batched lookup; its message is written only if it fails. */
 interface Pending {
   readonly rule: DbRule;
   readonly values: readonly unknown[];
-  /** Written only when the lookup fails it. */
-  readonly message: () => string;
+  readonly field: FieldRules;
+  readonly prefix: string;
+  readonly size: SizeType;
 }
 type Slot = string | Pending;
 interface FieldResult {
   readonly key: string;
   readonly slots: readonly Slot[];
 }
+/** The values one batched lookup asks about (by their string form). */
 interface Group {
   readonly table: string;
   readonly column: string;
   readonly values: Map<string, unknown>;
 }
 
+const NO_SLOTS: readonly Slot[] = [];
+
 export async function validateAll(units: ValidationUnit[], lookup: Lookup): Promise<ErrorBag> {
-  const results = units.flatMap((unit) => unit.rules.map((field) => checkField(unit, field)));
-  const pending = results.flatMap((r) => r.slots.filter((s): s is Pending => typeof s !== 'string'));
+  const results: FieldResult[] = [];
+  const existsGroups = new Map<string, Group>();
+  const uniqueGroups = new Map<string, Group>();
+  for (const unit of units) {
+    for (const field of unit.rules) {
+      const result = checkField(unit, field);
+      results.push(result);
+      for (const slot of result.slots) {
+        if (typeof slot !== 'string') collect(slot.rule.name === 'exists' ? existsGroups : uniqueGroups, slot);
+      }
+    }
+  }
   const [found, holders] = await Promise.all([
-    ask(group(pending, 'exists'), (g) => lookup.exists(g.table, g.column, [...g.values.values()])),
-    ask(group(pending, 'unique'), (g) => lookup.taken(g.table, g.column, [...g.values.values()])),
+    ask(existsGroups, (g) => lookup.exists(g.table, g.column, [...g.values.values()])),
+    ask(uniqueGroups, (g) => lookup.taken(g.table, g.column, [...g.values.values()])),
   ]);
 
   const fails = (p: Pending): boolean => {
     const rule = p.rule;
     if (rule.name === 'exists') {
-      const present = found.get(groupKey(rule));
+      const present = found.get(rule.lookup);
       return p.values.some((v) => present?.has(String(v)) !== true);
     }
-    const ids = holders.get(groupKey(rule));
+    const ids = holders.get(rule.lookup);
     return p.values.some((v) => (ids?.get(String(v)) ?? []).some((id) => id !== rule.ignoreId));
   };
 
   const bag: ErrorBag = {};
   for (const { key, slots } of results) {
-    const messages = slots.flatMap((s) => (typeof s === 'string' ? [s] : fails(s) ? [s.message()] : []));
-    if (messages.length > 0) (bag[key] ??= []).push(...messages);
+    for (const slot of slots) {
+      const message = typeof slot === 'string' ? slot : fails(slot) ? messageFor(slot.rule, attributeName(slot.field.field, slot.prefix), slot.size) : null;
+      if (message !== null) (bag[key] ??= []).push(message);
+    }
   }
   return bag;
 }
@@ -72,58 +88,46 @@ export async function validateAll(units: ValidationUnit[], lookup: Lookup): Prom
 function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
   const prefix = unit.prefix ?? '';
   const key = prefix + field.field;
-  const attribute = attributeName(field.field, prefix);
   const value = unit.data[field.field];
 
-  if (field.sometimes && !Object.hasOwn(unit.data, field.field)) return { key, slots: [] };
+  if (field.sometimes && !Object.hasOwn(unit.data, field.field)) return { key, slots: NO_SLOTS };
   // Bail on required: the other rules have nothing meaningful to say about an empty value.
-  if (field.required && isEmpty(value)) return { key, slots: [requiredMessage(attribute)] };
+  if (field.required && isEmpty(value)) return { key, slots: [requiredMessage(attributeName(field.field, prefix))] };
   // Laravel only runs implicit rules (required) on absent, null or blank values.
-  if (isBlank(value)) return { key, slots: [] };
+  if (isBlank(value)) return { key, slots: NO_SLOTS };
 
   const size = sizeType(field, value);
-  const slots: Slot[] = [];
+  let failed: string[] | null = null;
+  let pending: Pending[] | null = null;
   for (const rule of field.checks) {
     if (rule.name === 'exists' || rule.name === 'unique') {
-      const slot = dbSlot(rule, value, () => messageFor(rule, attribute, size));
-      if (slot !== null) slots.push(slot);
+      // Like Laravel, exists on an array checks every element.
+      const values = rule.name === 'exists' && Array.isArray(value) ? value : [value];
+      if (values.every(isScalar)) (pending ??= []).push({ rule, values, field, prefix, size });
+      // An object can never match a column value; for unique the type rules report it.
+      else if (rule.name === 'exists') (failed ??= []).push(messageFor(rule, attributeName(field.field, prefix), size));
     } else if (!passes(rule, value, field)) {
-      slots.push(messageFor(rule, attribute, size));
+      (failed ??= []).push(messageFor(rule, attributeName(field.field, prefix), size));
     }
   }
   // Spend no lookup on a value that already failed (e.g. "abc" for an integer id).
-  const failed = slots.filter((s) => typeof s === 'string');
-  return { key, slots: failed.length > 0 ? failed : slots };
+  return { key, slots: failed ?? pending ?? NO_SLOTS };
 }
 
-function dbSlot(rule: DbRule, value: unknown, message: () => string): Slot | null {
-  // Like Laravel, exists on an array checks every element.
-  const values = rule.name === 'exists' && Array.isArray(value) ? value : [value];
-  if (values.every(isScalar)) return { rule, values, message };
-  // An object can never match a column value; for unique the type rules report it.
-  return rule.name === 'exists' ? message() : null;
-}
-
-function groupKey(rule: DbRule): string {
-  return JSON.stringify([rule.table, rule.column]);
-}
-
-function group(pending: readonly Pending[], name: DbRule['name']): Map<string, Group> {
-  const groups = new Map<string, Group>();
-  for (const { rule, values } of pending) {
-    if (rule.name !== name) continue;
-    const key = groupKey(rule);
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, (g = { table: rule.table, column: rule.column, values: new Map() }));
-    for (const v of values) if (!g.values.has(String(v))) g.values.set(String(v), v);
+function collect(groups: Map<string, Group>, { rule, values }: Pending): void {
+  let g = groups.get(rule.lookup);
+  if (g === undefined) groups.set(rule.lookup, (g = { table: rule.table, column: rule.column, values: new Map() }));
+  for (const v of values) {
+    const text = String(v);
+    if (!g.values.has(text)) g.values.set(text, v);
   }
-  // A group with no values (exists on an empty array) needs no query.
-  for (const [key, g] of groups) if (g.values.size === 0) groups.delete(key);
-  return groups;
 }
 
 async function ask<T>(groups: Map<string, Group>, query: (g: Group) => Promise<T>): Promise<Map<string, T>> {
-  const answers = await Promise.all([...groups].map(async ([key, g]) => [key, await query(g)] as const));
+  // A group with no values (exists on an empty array) needs no query.
+  const asked = [...groups].filter(([, g]) => g.values.size > 0);
+  if (asked.length === 0) return new Map();
+  const answers = await Promise.all(asked.map(async ([key, g]) => [key, await query(g)] as const));
   return new Map(answers);
 }
 
@@ -182,8 +186,11 @@ function isArrayLike(value: unknown): value is object {
   return proto === Object.prototype || proto === null;
 }
 
+// \s is exactly what String.prototype.trim removes.
+const BLANK = /^\s*$/;
+
 function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+  return value === undefined || value === null || (typeof value === 'string' && BLANK.test(value));
 }
 
 function isEmpty(value: unknown): boolean {
@@ -199,7 +206,23 @@ function sizeType(field: FieldRules, value: unknown): SizeType {
 function sizeOf(value: unknown, field: FieldRules): number {
   if (field.numeric && isNumeric(value)) return Number(value);
   if (isArrayLike(value)) return Object.keys(value).length;
-  return [...String(value)].length;
+  return codePoints(String(value));
+}
+
+/** What `[...text].length` counts (a lone surrogate counts as one), without the array. */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
+  return count;
 }
 
 function parsesAsJson(text: string): boolean {

@@ -1,31 +1,68 @@
-// The stored rows of the detail relations a payload touches: one statement per relation. They
-// decide which payload ids belong to this master and what a partial row update merges with.
+// What a write starts from: the stored master row and the stored rows of the detail relations
+// its payload touches, within the caller's scope (a unit-bound detail row of another unit is
+// neither this write's to change nor to delete). They decide which payload ids belong to this
+// master and what a partial row update merges with. On an engine with DialectAdapter.childRows
+// the detail rows come with the master row in one statement; otherwise one more per relation.
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { param, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
+import type { HasMany } from '../../model/relations/relation.js';
+import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
+import { embeddedRelations, findStoredRow, storedDetailRows } from '../output/records.js';
 import type { Payload } from './payload.js';
 import type { StoredDetails } from './validate-write.js';
 
-export async function loadStoredDetails(
+export interface StoredRecord {
+  /** The master row's stored columns. */
+  readonly existing: Row;
+  readonly stored: StoredDetails;
+}
+
+/** The stored record a write of `payload` changes, or null when `key` is not the caller's. */
+export async function loadStoredRecord(
   connections: Connections,
   resource: Resource,
-  masterKey: unknown,
+  scope: Scope,
+  key: unknown,
+  adapter: DialectAdapter,
   payload: Payload,
-): Promise<StoredDetails> {
-  const stored = new Map<string, Map<string, Row>>();
+): Promise<StoredRecord | null> {
+  const { entity } = resource;
+  const embedded = embeddedRelations(connections, resource, adapter);
+  const touched: Array<readonly [string, HasMany]> = [];
   for (const { name } of payload.details) {
     const relation = resource.details.get(name);
-    if (!relation) continue;
-    const target = relation.target();
-    const db = connections[target.storage];
-    const rows = await runCached<Row>(
-      db,
-      `stored-details:${target.table}:${relation.foreignKey}`,
-      () => db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, '=', param('key')),
-      { key: masterKey },
-    );
-    stored.set(name, new Map(rows.map((row) => [String(row[target.primaryKey]), row])));
+    if (relation) touched.push([name, relation]);
   }
-  return stored;
+  const carried = touched.filter(([, relation]) => embedded.has(relation));
+  const row = await findStoredRow(connections[entity.storage], resource, scope, key, adapter, carried);
+  if (!row) return null;
+  const existing: Row = {};
+  for (const column of entity.columns) existing[column] = row[column];
+  const masterKey = existing[entity.primaryKey];
+  const stored = new Map<string, Map<string, Row>>();
+  for (const [name, relation] of touched) {
+    const target = relation.target();
+    const rows = carried.some(([, r]) => r === relation) ? storedDetailRows(row, name, relation) : await readStoredRows(connections, relation, scope, masterKey);
+    stored.set(name, new Map(rows.map((detail) => [String(detail[target.primaryKey]), detail])));
+  }
+  return { existing, stored };
+}
+
+/** A relation's stored rows by a statement of their own. */
+function readStoredRows(connections: Connections, relation: HasMany, scope: Scope, masterKey: unknown): Promise<Row[]> {
+  const target = relation.target();
+  const db = connections[target.storage];
+  return runCached<Row>(
+    db,
+    `stored-details:${target.table}:${relation.foreignKey}:${scopeKey(target, scope)}`,
+    () =>
+      scopeConditions(target, scope).where.reduce(
+        (q, w) => q.where(w),
+        db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, '=', param('key')),
+      ),
+    { key: masterKey },
+  );
 }

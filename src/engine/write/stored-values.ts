@@ -3,10 +3,11 @@ import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js'
 import { writeCast } from '../../model/casts.js';
 import type { Entity, Row } from '../../model/entity.js';
 
-export function storedValues(entity: Entity, fields: Row, adapter: DialectAdapter): Row {
+/** `fields` as stored, write-only ones and `skip` (a detail row's key) left out. */
+export function storedValues(entity: Entity, fields: Row, adapter: DialectAdapter, skip?: string): Row {
   const out: Row = {};
-  for (const [field, value] of Object.entries(fields)) {
-    if (!(field in entity.writeOnly)) out[field] = writeCast(entity.casts[field], value, adapter.toTimestamp);
+  for (const field in fields) {
+    if (field !== skip && !(field in entity.writeOnly)) out[field] = writeCast(entity.casts[field], fields[field], adapter.toTimestamp);
   }
   return out;
 }
@@ -22,8 +23,11 @@ export async function storedMasterValues(entity: Entity, fields: Row, adapter: D
 
 export function timestampValues(entity: Entity, adapter: DialectAdapter, now: Date, on: 'create' | 'update'): Row {
   const out: Row = {};
+  const { createdAt, updatedAt } = entity.timestamps;
+  // Most detail tables keep no timestamps: no date formatted for them.
+  if (!(on === 'create' && createdAt) && !updatedAt) return out;
   const stamp = adapter.toTimestamp(now);
-  if (on === 'create' && entity.timestamps.createdAt) out[entity.timestamps.createdAt] = stamp;
-  if (entity.timestamps.updatedAt) out[entity.timestamps.updatedAt] = stamp;
+  if (on === 'create' && createdAt) out[createdAt] = stamp;
+  if (updatedAt) out[updatedAt] = stamp;
   return out;
 }

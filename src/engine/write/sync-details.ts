@@ -30,41 +30,41 @@ export async function syncDetails(
     const storedRows = stored.get(name) ?? new Map<string, Row>();
     const pk = target.primaryKey;
 
-    const kept = new Set(rows.filter((r) => r[pk] !== undefined).map((r) => String(r[pk])));
-    const gone = [...storedRows.keys()].filter((id) => !kept.has(id)).map(Number);
+    const kept = new Set<string>();
+    for (const row of rows) if (row[pk] !== undefined) kept.add(String(row[pk]));
+    const gone: number[] = [];
+    for (const id of storedRows.keys()) if (!kept.has(id)) gone.push(Number(id));
     if (gone.length > 0) {
       await deleteWhere(db, target.table, { [relation.foreignKey]: masterKey }, { column: pk, values: gone });
     }
 
+    // The same for every row of the relation: a new row's stamps, a changed row's timestamps.
+    const stamps = { ...timestampValues(target, adapter, now, 'create'), ...scopeStamps(target, scope), [relation.foreignKey]: masterKey };
+    const touched = timestampValues(target, adapter, now, 'update');
     const inserts: Row[] = [];
     for (const row of rows) {
-      const { [pk]: id, ...fields } = row;
-      const values = storedValues(target, fields, adapter);
+      const id = row[pk];
+      const values = storedValues(target, row, adapter, pk);
       if (id === undefined) {
-        inserts.push({
-          ...values,
-          ...timestampValues(target, adapter, now, 'create'),
-          ...scopeStamps(target, scope),
-          [relation.foreignKey]: masterKey,
-        });
+        inserts.push({ ...values, ...stamps });
         continue;
       }
       const before = storedRows.get(String(id)) ?? {};
-      const changed = Object.entries(values).filter(([f, v]) => String(before[f] ?? null) !== String(v ?? null));
-      if (changed.length === 0) continue;
-      await updateWhere(
-        db,
-        target.table,
-        { ...Object.fromEntries(changed), ...timestampValues(target, adapter, now, 'update') },
-        { [pk]: Number(id), [relation.foreignKey]: masterKey },
-      );
+      let changes: Row | null = null;
+      for (const field in values) {
+        if (String(before[field] ?? null) !== String(values[field] ?? null)) (changes ??= {})[field] = values[field];
+      }
+      if (changes === null) continue;
+      await updateWhere(db, target.table, { ...changes, ...touched }, { [pk]: Number(id), [relation.foreignKey]: masterKey });
     }
     if (inserts.length > 0) await insertRows(db, target.table, sameColumns(inserts));
   }
 }
 
-/** A multi-row insert needs one column list; a field a row leaves out is stored as null. */
+/** A multi-row insert takes the first row's columns; a field a row leaves out is stored as null. */
 function sameColumns(rows: Row[]): Row[] {
+  const [first] = rows;
+  if (rows.every((row) => Object.keys(row).every((column) => first && column in first))) return rows;
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   return rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null])));
 }

@@ -1,6 +1,9 @@
 // Batched eager loading (STYLE.md example 10): one `where in` statement per relation for a whole
-// page of parents, never one per row; counts are correlated sub-queries of the parent select.
+// page of parents, never one per row, or, where the engine can (DialectAdapter.childRows), the
+// children of each parent as one JSON column of the parent select; counts are correlated
+// sub-queries of the parent select.
 import { sql, type RawBuilder } from 'kysely';
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { paramList, paramListValues, runCached } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
 import { readCasts } from '../casts.js';
@@ -117,15 +120,64 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
   return grouped;
 }
 
+/** The condition tying a child row to its parent row (by `parentKey`, default the relation's), then the child's scope. */
+function childConditions(relation: HasMany, parentTable: string, scope: Scope, parentKey = relation.localKey) {
+  const target = relation.target();
+  return [
+    sql<boolean>`${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${parentKey}`)}`,
+    ...scopeConditions(target, scope).where,
+  ];
+}
+
+/**
+ * A has-many relation's rows within the caller's scope as one column of the parent select
+ * (DialectAdapter.childRows), tied to the parent by `parentKey` (default the relation's).
+ */
+export function embeddedRows(
+  relation: HasMany,
+  parentTable: string,
+  scope: Scope,
+  childRows: NonNullable<DialectAdapter['childRows']>,
+  parentKey?: string,
+): RawBuilder<unknown> {
+  const target = relation.target();
+  return childRows(target.table, target.columns, childConditions(relation, parentTable, scope, parentKey), target.primaryKey);
+}
+
+const storedReaders = new WeakMap<HasMany, (json: unknown) => Row[]>();
+
+/** `embeddedRows`' JSON text -> the children's rows as stored (as a select reads them), in key order. */
+export function embeddedStoredRows(relation: HasMany): (json: unknown) => Row[] {
+  let read = storedReaders.get(relation);
+  if (!read) {
+    // A BLOB came as {"blob": <hex>}; no other value of a row is an object.
+    const value = (v: unknown) => (typeof v === 'object' && v !== null ? Buffer.from((v as { blob: string }).blob, 'hex') : v);
+    const row = compileObjectLiteral<unknown[], Row>(relation.target().columns, (i) => `helpers(source[${i}])`, value);
+    read = (json) => (JSON.parse(String(json)) as unknown[][]).map(row);
+    storedReaders.set(relation, read);
+  }
+  return read;
+}
+
+const embeddedReaders = new WeakMap<HasMany, (json: unknown) => Row[]>();
+
+/** `embeddedRows`' JSON text -> the children's serialised records, in key order. */
+export function embeddedRowsReader(relation: HasMany): (json: unknown) => Row[] {
+  let read = embeddedReaders.get(relation);
+  if (!read) {
+    const target = relation.target();
+    const stored = embeddedStoredRows(relation);
+    read = (json) => stored(json).map((row) => target.serialize(row));
+    embeddedReaders.set(relation, read);
+  }
+  return read;
+}
+
 /**
  * `(select count(*) from child where child.fk = parent.key)` for a has-many relation; a unit- or
  * tenant-bound child counts only the caller's rows.
  */
 export function countSubquery(relation: HasMany, parentTable: string, scope: Scope): RawBuilder<number> {
   const target = relation.target();
-  const conditions = [
-    sql<boolean>`${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${relation.localKey}`)}`,
-    ...scopeConditions(target, scope).where,
-  ];
-  return sql<number>`(select count(*) from ${sql.table(target.table)} where ${sql.join(conditions, sql` and `)})`;
+  return sql<number>`(select count(*) from ${sql.table(target.table)} where ${sql.join(childConditions(relation, parentTable, scope), sql` and `)})`;
 }

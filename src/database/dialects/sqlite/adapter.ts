@@ -21,6 +21,18 @@ export const sqliteAdapter: DialectAdapter = {
     const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}, ${value}`);
     return sql`json_object(${sql.join(pairs)})`;
   },
+  childRows(table, columns, where, orderBy) {
+    // JSON holds every SQLite value but a BLOB: one travels as {"blob": <hex>} (the reader turns
+    // it back into bytes). Doubles print in a form that reads back exactly.
+    const values = columns.map((c) => {
+      const value = sql.ref(c);
+      return sql`iif(typeof(${value}) = 'blob', json_object('blob', hex(${value})), ${value})`;
+    });
+    // The ordered derived table feeds the aggregate in that order (SQLite does not flatten an
+    // ordered subquery into an aggregate); the foreign key index gives the order without a sort.
+    const rows = sql`select ${sql.join(columns.map((c) => sql.ref(`${table}.${c}`)))} from ${sql.table(table)} where ${sql.join(where, sql` and `)} order by ${sql.ref(`${table}.${orderBy}`)}`;
+    return sql`(select json_group_array(json_array(${sql.join(values)})) from (${rows}))`;
+  },
   nullsSortLow: true,
   // One writer at a time already: a write transaction holds the only write connection.
   lockForUpdate: (query) => query,
