@@ -140,6 +140,15 @@ describe('SPEC 4.2 list', () => {
       assertJson(await server.get(PATH + query({ filters: JSON.stringify({ active: { null: true } }) })), 200, list([delta]));
       assertJson(await server.get(PATH + query({ 'filters[active][null]': 'false' })), 200, list([alpha, beta, epsilon, gamma]));
     });
+    it('= null and != null read as null true and false; <, <=, > and >= against null are a 422', async () => {
+      assertJson(await server.get(PATH + query({ filters: JSON.stringify({ code: { '=': null } }) })), 200, list([gamma]));
+      assertJson(await server.get(PATH + query({ filters: JSON.stringify({ active: { '!=': null } }) })), 200, list([alpha, beta, epsilon, gamma]));
+      for (const op of ['<', '<=', '>', '>=']) {
+        const message = `The filters.title value for "${op}" must be a string or a number.`;
+        const body = { filters: { title: { [op]: null } } };
+        assertJson(await httpRequest(server.url, 'GET', PATH, { headers: server.defaultHeaders, body }), 422, { message, errors: { 'filters.title': [message] } });
+      }
+    });
   });
 
   describe('filter forms (DESIGN 3.5)', () => {

@@ -53,6 +53,11 @@ describe('session mode: failed logins', () => {
     assert.equal(wrongPassword.text, unknownLogin.text);
   });
 
+  it('answers a login holding a NUL character as an unknown login, counted as a failure, on every engine', async () => {
+    assertJson(await new SessionClient(server.url).login('ad\u0000min', ADMIN_PASSWORD), 422, BAD_CREDENTIALS);
+    assert.equal(await failures(), 1);
+  });
+
   it('answers the same 422 for an inactive user and a user without a unit, even with the right password', async () => {
     assertJson(await new SessionClient(server.url).login('inactive', USER_PASSWORD), 422, BAD_CREDENTIALS);
     assertJson(await new SessionClient(server.url).login('unitless', USER_PASSWORD), 422, BAD_CREDENTIALS);

@@ -67,7 +67,11 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     if (typeof password !== 'string' || password === '') missing.password = ['The password field is required.'];
     if (Object.keys(missing).length > 0) throw errors.validation(missing);
 
-    const user = await db.selectFrom('users').select(['id', 'password_hash', 'active']).where('login', '=', String(login)).executeTakeFirst();
+    // PostgreSQL refuses a NUL character in a compared value: such a login names no user, on
+    // every engine alike, and fails as a wrong login does.
+    const user = String(login).includes('\u0000')
+      ? undefined
+      : await db.selectFrom('users').select(['id', 'password_hash', 'active']).where('login', '=', String(login)).executeTakeFirst();
     const matches = await verifyPassword(String(password), user ? String(user.password_hash) : await decoy);
     // The session's unit: the user's first unit (lowest link id) that a session can act in.
     const units = user ? await unitsOf(user.id) : [];

@@ -11,7 +11,8 @@ export type Operator = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'like' | 'not like
 type Scalar = string | number;
 
 export type Filter =
-  | { readonly column: string; readonly op: '=' | '!=' | '<' | '<=' | '>' | '>='; readonly operand: Scalar | null }
+  | { readonly column: string; readonly op: '=' | '!='; readonly operand: Scalar | null }
+  | { readonly column: string; readonly op: '<' | '<=' | '>' | '>='; readonly operand: Scalar }
   | { readonly column: string; readonly op: 'like' | 'not like'; readonly operand: string }
   | { readonly column: string; readonly op: 'in' | 'not in'; readonly operand: readonly Scalar[] }
   | { readonly column: string; readonly op: 'null'; readonly operand: boolean };
@@ -38,15 +39,20 @@ function flag(value: unknown): boolean | undefined {
 function parseOne(column: string, op: string, operand: unknown): Filter | string {
   const field = `filters.${column}`;
   if (COMPARISONS.has(op)) {
-    if (operand === null) return { column, op: op as '=', operand: null };
+    // `= null` and `!= null` read as is (not) null; an ordering against null selects nothing in
+    // SQL and is refused, as Laravel refuses it ("Illegal operator and value combination").
+    if (operand === null && (op === '=' || op === '!=')) return { column, op, operand: null };
     const value = scalar(operand);
-    return value === undefined ? `The ${field} value for "${op}" must be a string or a number.` : { column, op: op as '=', operand: value };
+    return value === undefined ? `The ${field} value for "${op}" must be a string or a number.` : { column, op: op as '<', operand: value };
   }
   if (op === 'like' || op === 'not like') {
     const value = scalar(operand);
     if (value === undefined) return `The ${field} value for "${op}" must be a string.`;
     const pattern = String(value);
     if (pattern.length > MAX_PATTERN_LENGTH) return `The ${field} value for "${op}" must not be greater than ${MAX_PATTERN_LENGTH} characters.`;
+    // SQLite's LIKE ends a pattern at a NUL character ('%\0x' would match everything) and
+    // PostgreSQL refuses one: refused on every engine alike.
+    if (pattern.includes('\u0000')) return `The ${field} value for "${op}" must not contain a NUL character.`;
     return { column, op, operand: pattern };
   }
   if (op === 'in' || op === 'not in') {

@@ -11,6 +11,9 @@ const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EH
 const DRIVER_UNAVAILABLE = /timeout exceeded when trying to connect|Connection terminated|not queryable|Cannot use a pool after calling end/;
 /** query_canceled (statement_timeout) and lock_not_available (lock_timeout). */
 const CANCELLED = new Set(['57014', '55P03']);
+/** A value the column's type cannot hold: a word for a number (22P02), a bad date or time
+ * (22007, 22008), a number out of range (22003), a NUL character in text (22021). */
+const INVALID_VALUE = new Set(['22P02', '22007', '22008', '22003', '22021']);
 
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
@@ -37,8 +40,9 @@ export const postgresAdapter: DialectAdapter = {
     if (code === undefined) return DRIVER_UNAVAILABLE.test(error.message) ? { kind: 'unavailable' } : null;
     if (code === '23505') return { kind: 'unique', column: /^Key \(([\w]+)\)=/.exec(detail ?? '')?.[1] ?? null };
     if (code === '23503') return { kind: 'foreign-key' };
-    // SQLite and MySQL compare a word with a number as unequal; PostgreSQL refuses the word.
-    if (code === '22P02' || code === '22007' || code === '22008' || code === '22003') return { kind: 'invalid-value' };
+    // SQLite and MySQL compare a word with a number as unequal, and store a NUL character;
+    // PostgreSQL refuses both.
+    if (INVALID_VALUE.has(code)) return { kind: 'invalid-value' };
     if (code === '22001') return { kind: 'too-long', column: null };
     if (code === '23502') return { kind: 'not-null', column: column ?? null };
     if (CANCELLED.has(code)) return { kind: 'timeout' };
