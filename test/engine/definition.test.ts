@@ -30,6 +30,7 @@ const fxTemplate = defineEntity({
     creator: belongsTo(() => fxUser, 'created_by'),
     groups: hasMany(() => fxRow, 'template_id'),
     elsewhere: hasMany(() => fxSystemRow, 'template_id'),
+    byCode: hasMany(() => fxRow, 'template_id', 'code'),
   },
 });
 
@@ -95,6 +96,10 @@ describe('SPEC 2.1 resource configuration checked at boot', () => {
 
   it('fails for details whose rows live in another database (a write is one transaction)', () => {
     refuses({ details: ['elsewhere'] }, 'details "elsewhere" crosses databases; a write is one transaction');
+  });
+
+  it('fails for details keyed by another column than the primary key (their rows are written with it)', () => {
+    refuses({ details: ['byCode'] }, 'details "byCode" must be keyed by id, the key its rows are written with, not by "code"');
   });
 
   it('fails for a defaultOrder that is not "<column> asc|desc"', () => {

@@ -67,6 +67,9 @@ export function defineResource(config: ResourceConfig): Resource {
     const r = hasManyNamed(name, 'details');
     // A write is one transaction on the master's database (DESIGN.md 3.5: a unit's own one).
     if (r.target().storage !== entity.storage) fail(`details "${name}" crosses databases; a write is one transaction`);
+    // Detail rows are written with the master's primary key in their foreign key, and read back
+    // by the relation's localKey: the two must be the same column.
+    if (r.localKey !== entity.primaryKey) fail(`details "${name}" must be keyed by ${entity.primaryKey}, the key its rows are written with, not by "${r.localKey}"`);
     details.set(name, r);
   }
 

@@ -201,8 +201,7 @@ export async function findStoredRow(
       let query = scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns)) as Select;
       for (const [name, relation] of details) {
         if (!adapter.childRows) break;
-        // Tied by the master's key, as the detail sync writes them.
-        query = query.select(embeddedRows(relation, entity.table, scope, adapter.childRows, entity.primaryKey).as(embeddedColumn(name)));
+        query = query.select(embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)));
       }
       return adapter.lockForUpdate(query.where(`${entity.table}.${resource.primaryKey}`, '=', param('id')).limit(ONE));
     },

@@ -120,28 +120,19 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
   return grouped;
 }
 
-/** The condition tying a child row to its parent row (by `parentKey`, default the relation's), then the child's scope. */
-function childConditions(relation: HasMany, parentTable: string, scope: Scope, parentKey = relation.localKey) {
+/** The condition tying a child row to its parent row, then the child's scope. */
+function childConditions(relation: HasMany, parentTable: string, scope: Scope) {
   const target = relation.target();
   return [
-    sql<boolean>`${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${parentKey}`)}`,
+    sql<boolean>`${sql.ref(`${target.table}.${relation.foreignKey}`)} = ${sql.ref(`${parentTable}.${relation.localKey}`)}`,
     ...scopeConditions(target, scope).where,
   ];
 }
 
-/**
- * A has-many relation's rows within the caller's scope as one column of the parent select
- * (DialectAdapter.childRows), tied to the parent by `parentKey` (default the relation's).
- */
-export function embeddedRows(
-  relation: HasMany,
-  parentTable: string,
-  scope: Scope,
-  childRows: NonNullable<DialectAdapter['childRows']>,
-  parentKey?: string,
-): RawBuilder<unknown> {
+/** A has-many relation's rows within the caller's scope as one column of the parent select (DialectAdapter.childRows). */
+export function embeddedRows(relation: HasMany, parentTable: string, scope: Scope, childRows: NonNullable<DialectAdapter['childRows']>): RawBuilder<unknown> {
   const target = relation.target();
-  return childRows(target.table, target.columns, childConditions(relation, parentTable, scope, parentKey), target.primaryKey);
+  return childRows(target.table, target.columns, childConditions(relation, parentTable, scope), target.primaryKey);
 }
 
 const storedReaders = new WeakMap<HasMany, (json: unknown) => Row[]>();
