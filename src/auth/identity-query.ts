@@ -5,7 +5,7 @@
 import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../database/database.js';
 import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
-import { param, runCached } from '../database/query-cache.js';
+import { param, runCached, statementSite } from '../database/query-cache.js';
 import { readCasts } from '../model/casts.js';
 import type { Row } from '../model/entity.js';
 import type { ScopeFacts } from './scope-check.js';
@@ -59,10 +59,12 @@ export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: 
  * The identity of a user acting in a unit, for a credential kept outside the database (a Redis
  * session): the same columns in one statement without a FROM.
  */
+const IDENTITY_OF_IDS = statementSite('identity of a user and unit id');
+
 export async function findIdentity(database: Database, userId: number, unitId: number): Promise<Identity> {
   const { db, adapter } = database;
   const ids = { user: param('user'), unit: param('unit') };
-  const [row] = await runCached<Row>(db, 'identity-of-ids', () => db.selectNoFrom(identityColumns(adapter, ids)), { user: userId, unit: unitId });
+  const [row] = await runCached<Row>(db, [IDENTITY_OF_IDS], () => db.selectNoFrom(identityColumns(adapter, ids)), { user: userId, unit: unitId });
   return identityOf(row ?? {});
 }
 

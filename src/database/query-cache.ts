@@ -58,6 +58,46 @@ export function paramListValues(prefix: string, values: readonly unknown[]): Rec
   return named;
 }
 
+/**
+ * One place in the code that builds a family of statements; the first part of every statement
+ * key, so two call sites never share a compiled statement even when the rest of their keys agree.
+ */
+export interface StatementSite {
+  readonly name: string;
+}
+
+export function statementSite(name: string): StatementSite {
+  return Object.freeze({ name });
+}
+
+/**
+ * A definition object the SQL is built from (a resource, relation, entity or layout: compared by
+ * identity, so everything it declares is part of the key) or a true variable of the statement (a
+ * list length, a scope id, a filter shape, a column name).
+ */
+export type KeyPart = object | string | number | boolean | null;
+
+/** What a compiled statement is cached under: its site, then what its SQL is built from. */
+export type StatementKey = readonly [StatementSite, ...KeyPart[]];
+
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 0;
+
+/** The statement key as a map key: objects by identity, other parts by value (JSON keeps them apart). */
+function encodeKey(key: StatementKey): string {
+  let text = '';
+  for (const part of key) {
+    if (typeof part === 'object' && part !== null) {
+      let id = objectIds.get(part);
+      if (id === undefined) objectIds.set(part, (id = (nextObjectId += 1)));
+      text += `#${id},`;
+    } else {
+      text += `${JSON.stringify(part)},`;
+    }
+  }
+  return text;
+}
+
 interface Template {
   readonly sql: string;
   readonly select: boolean;
@@ -66,7 +106,7 @@ interface Template {
   readonly slots: ReadonlyArray<{ readonly name: string } | { readonly value: unknown }>;
 }
 
-/** Per dialect adapter (the same shape compiles differently per dialect), by shape key. */
+/** Per dialect adapter (the same shape compiles differently per dialect), by encoded statement key. */
 const templates = new WeakMap<object, Map<string, Template>>();
 
 function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Template {
@@ -91,22 +131,24 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
 }
 
 /**
- * Runs the query of shape `key` (built by `build` the first time, with `param(name)` for every
- * varying value) with `values` for its placeholders. Every placeholder must have a value.
+ * Runs the query of `key` (built by `build` the first time, with `param(name)` for every varying
+ * value) with `values` for its placeholders. Every placeholder must have a value. The key holds
+ * what `build` reads: the definition objects themselves and the variables, never a description
+ * of them, so it cannot drift from the SQL.
  * `memo` lets the engine reuse the result of the same query while the database still holds what
  * it was computed from (a list's total; the token check), see MemoScope.
  */
 export async function runCached<R>(
   db: Db,
-  key: string,
+  key: StatementKey,
   build: () => Compilable<R>,
   values: Readonly<Record<string, unknown>>,
   options: { readonly memo?: MemoScope } = {},
 ): Promise<R[]> {
-  const template = templateOf(db, key, build);
+  const template = templateOf(db, encodeKey(key), build);
   const parameters = template.slots.map((slot) => {
     if (!('name' in slot)) return slot.value;
-    if (!(slot.name in values)) throw new Error(`Query "${key}" needs a value for "${slot.name}"`);
+    if (!(slot.name in values)) throw new Error(`Query "${key[0].name}" needs a value for "${slot.name}"`);
     return values[slot.name];
   });
   const shortcut = direct.get(db);

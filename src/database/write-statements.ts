@@ -2,9 +2,13 @@
 // each shape (table, columns, number of rows or keys) is built and compiled once, later writes
 // only bind values. Identifiers come from entity definitions checked at boot, never a request.
 import type { Db } from './database.js';
-import { param, paramList, paramListValues, runCached } from './query-cache.js';
+import { param, paramList, paramListValues, runCached, statementSite } from './query-cache.js';
 
 type Values = Readonly<Record<string, unknown>>;
+
+const INSERT = statementSite('insert rows');
+const UPDATE = statementSite('update where');
+const DELETE = statementSite('delete where');
 
 /** Adds the columns' values, in order, to `into` as `<prefix>0..`. */
 function named(prefix: string, columns: readonly string[], values: Values, into: Record<string, unknown> = {}): Record<string, unknown> {
@@ -25,12 +29,11 @@ export async function insertRows(db: Db, table: string, rows: readonly Values[],
   const [first] = rows;
   if (!first) return [];
   const columns = Object.keys(first);
-  const key = `insert:${table}:${columns.join(',')}:${rows.length}:${returning ?? ''}`;
   const values: Record<string, unknown> = {};
   rows.forEach((row, r) => named(`r${r}c`, columns, row, values));
   return runCached<Record<string, unknown>>(
     db,
-    key,
+    [INSERT, table, rows.length, returning ?? null, ...columns],
     () => {
       const query = db.insertInto(table).values(rows.map((_, r) => Object.fromEntries(columns.map((c, i) => [c, param(`r${r}c${i}`)]))));
       return returning ? query.returning(returning) : query;
@@ -45,7 +48,7 @@ export async function updateWhere(db: Db, table: string, changes: Values, where:
   const conditions = Object.keys(where);
   await runCached(
     db,
-    `update:${table}:${columns.join(',')}:${conditions.join(',')}`,
+    [UPDATE, table, columns.length, ...columns, ...conditions],
     () => whereEquals(db.updateTable(table).set(Object.fromEntries(columns.map((c, i) => [c, param(`s${i}`)]))), conditions),
     named('w', conditions, where, named('s', columns, changes)),
   );
@@ -61,7 +64,7 @@ export async function deleteWhere(
   const conditions = Object.keys(where);
   await runCached(
     db,
-    `delete:${table}:${conditions.join(',')}:${keys ? `${keys.column}:${keys.values.length}` : ''}`,
+    [DELETE, table, keys?.column ?? null, keys?.values.length ?? null, ...conditions],
     () => {
       const query = whereEquals(db.deleteFrom(table), conditions);
       return keys ? query.where(keys.column, 'in', paramList('k', keys.values.length)) : query;

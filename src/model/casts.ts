@@ -32,6 +32,18 @@ export function idOf(value: unknown): number | null {
   return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
 }
 
+/**
+ * A detail row's id as a payload names it (DESIGN.md 3.5): a JSON integer, or its canonical
+ * decimal string ("12", never "012", " 12", "+12" or "12.0"); else null. Stricter than `idOf`:
+ * a payload id is compared with stored ids, and "01" must not pass for a different row than 1.
+ */
+export function rowIdOf(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (typeof value !== 'string' || !/^(?:0|[1-9]\d{0,15})$/.test(value)) return null;
+  const id = Number(value);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
 export const readCasts: Record<CastType, ReadCast> = {
   integer: (v) => (v == null ? null : typeof v === 'number' ? v : Number(v)),
   float: (v) => (v == null ? null : Number(v)),

@@ -1,7 +1,7 @@
 // An entity: a stored table with its key, columns, casts, fillable and hidden fields, computed
 // attributes, relations, validation rules and optional unit/tenant binding. Declared once,
 // checked and compiled at boot; the engine reads only the compiled form.
-import type { RuleSet } from '../engine/validation/validator.js';
+import { parseRules, type ParsedRuleSet, type RuleSet } from './rules.js';
 import { readCasts, type CastType, type ReadCast } from './casts.js';
 import { compileObjectLiteral } from './object-literal.js';
 import type { Relation } from './relations/relation.js';
@@ -54,7 +54,8 @@ export interface Entity {
   readonly writeOnly: Readonly<Record<string, (value: unknown) => Promise<Row> | Row>>;
   readonly appends: Readonly<Record<string, (record: Row) => unknown>>;
   readonly relations: Readonly<Record<string, Relation>>;
-  readonly rules: ((id: number | null) => RuleSet) | null;
+  /** The rules for the record with `id` (null on create), parsed; checked at definition. */
+  readonly rules: ((id: number | null) => ParsedRuleSet) | null;
   readonly timestamps: { readonly createdAt: string | null; readonly updatedAt: string | null };
   readonly unitColumn: string | null;
   readonly tenantColumn: string | null;
@@ -87,6 +88,8 @@ export function defineEntity(def: EntityDefinition): Entity {
   };
   known([timestamps.createdAt, timestamps.updatedAt].filter((c): c is string => c !== null), 'timestamp column');
 
+  const rules = def.rules ? checkedRules(def, def.rules, new Set([...def.columns, ...Object.keys(def.writeOnly ?? {})])) : null;
+
   const hidden = new Set(def.hidden ?? []);
   const casts = { ...(def.casts ?? {}) };
   const visible: Array<[string, ReadCast | null]> = def.columns
@@ -114,7 +117,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     writeOnly: { ...(def.writeOnly ?? {}) },
     appends: { ...(def.appends ?? {}) },
     relations: { ...(def.relations ?? {}) },
-    rules: def.rules ?? null,
+    rules,
     timestamps,
     unitColumn: def.unitColumn ?? null,
     tenantColumn: def.tenantColumn ?? null,
@@ -126,6 +129,26 @@ export function defineEntity(def: EntityDefinition): Entity {
   check(def, !previous || previous.table === def.table, `another entity is already named "${def.name}"`);
   registry.set(def.name, entity);
   return entity;
+}
+
+/**
+ * The entity's rules, parsed for every write (parseRules keeps the sets it has seen); parsed once
+ * here for a new record and an existing one, so a misspelt rule or field stops the service at
+ * boot with the entity, field and rule named instead of answering 500 at the first write.
+ */
+function checkedRules(def: EntityDefinition, rules: (id: number | null) => RuleSet, fields: ReadonlySet<string>): (id: number | null) => ParsedRuleSet {
+  for (const id of [null, 1]) {
+    const set = rules(id);
+    for (const field of Object.keys(set)) {
+      check(def, fields.has(field), `rules name field "${field}", which is neither a column nor a write-only field`);
+    }
+    try {
+      parseRules(set);
+    } catch (error) {
+      check(def, false, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return (id) => parseRules(rules(id));
 }
 
 /** Resolves a resource's `model` setting given as a name. */

@@ -17,17 +17,21 @@ export interface Scope {
 export const NO_SCOPE: Scope = Object.freeze({ userId: null, unitId: null, tenantId: null });
 
 export interface ScopeConditions {
-  /** Which conditions apply, for the query's shape key. */
-  readonly key: string;
   readonly where: ReadonlyArray<Expression<SqlBool>>;
 }
 
 const bindsUnit = (entity: Entity, scope: Scope) => entity.unitColumn !== null && scope.unitId !== null;
 const bindsTenant = (entity: Entity, scope: Scope) => entity.tenantColumn !== null && scope.tenantId !== null;
 
-/** Which scope conditions apply to the entity, with their ids: part of a query's shape key. */
-export function scopeKey(entity: Entity, scope: Scope): string {
-  return (bindsUnit(entity, scope) ? `u${scope.unitId}` : '') + (bindsTenant(entity, scope) ? `t${scope.tenantId}` : '');
+/**
+ * The scope ids a query over `entities` writes into its SQL (see above): part of its statement
+ * key. Only a unit-bound entity makes the unit id matter, only a tenant-bound one the tenant id.
+ */
+export function scopeKey(entities: Entity | readonly Entity[], scope: Scope): string {
+  const list = Array.isArray(entities) ? entities : [entities as Entity];
+  const unit = list.some((entity) => bindsUnit(entity, scope));
+  const tenant = list.some((entity) => bindsTenant(entity, scope));
+  return (unit ? `u${scope.unitId}` : '') + (tenant ? `t${scope.tenantId}` : '');
 }
 
 /** The conditions that keep a unit- or tenant-bound entity's rows to the caller's. */
@@ -35,7 +39,7 @@ export function scopeConditions(entity: Entity, scope: Scope): ScopeConditions {
   const where: Array<Expression<SqlBool>> = [];
   if (bindsUnit(entity, scope)) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.unitColumn}`)} = ${sql.lit(Math.trunc(Number(scope.unitId)))}`);
   if (bindsTenant(entity, scope)) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.tenantColumn}`)} = ${sql.lit(Math.trunc(Number(scope.tenantId)))}`);
-  return { key: scopeKey(entity, scope), where };
+  return { where };
 }
 
 /** The columns a new record is stamped with from the scope; the payload cannot choose them. */

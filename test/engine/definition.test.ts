@@ -147,3 +147,35 @@ describe('SPEC 2.1 resource configuration checked at boot', () => {
     );
   });
 });
+
+describe('SPEC 2.1 entity rules parsed and checked when the entity is defined', () => {
+  const base = { table: 'import_templates', storage: 'data' as const, columns: ['id', 'title', 'code'], fillable: ['title', 'code'] };
+  const refusesEntity = (name: string, rules: Parameters<typeof defineEntity>[0]['rules'], message: string) =>
+    assert.throws(
+      () => defineEntity({ ...base, name, rules }),
+      (error: unknown) => {
+        assert.ok(error instanceof Error);
+        assert.equal(error.message, `Entity ${name}: ${message}`);
+        return true;
+      },
+    );
+
+  it('a misspelt rule stops the definition, naming the entity, field and rule', () => {
+    refusesEntity('FxRulesMisspelt', () => ({ title: ['requird', 'max:200'] }), 'Invalid validation rule "requird" for field "title": unknown rule "requird"');
+  });
+
+  it('a rule given for updates only is checked too', () => {
+    refusesEntity('FxRulesUpdateOnly', (id) => ({ code: id === null ? ['nullable'] : ['max:ten'] }), 'Invalid validation rule "max:ten" for field "code": "max" needs a number');
+  });
+
+  it('a rule for a field the entity neither stores nor takes is refused', () => {
+    refusesEntity('FxRulesUnknownField', () => ({ titel: ['required'] }), 'rules name field "titel", which is neither a column nor a write-only field');
+  });
+
+  it('rules for columns and write-only fields are accepted and parsed once per distinct set', () => {
+    const entity = defineEntity({ ...base, name: 'FxRulesFine', writeOnly: { secret: () => ({}) }, rules: (id) => ({ title: ['required', `unique:import_templates,title,${id ?? 'NULL'}`], secret: ['nullable', 'string'] }) });
+    assert.ok(entity.rules);
+    assert.equal(entity.rules(7), entity.rules(7));
+    assert.deepEqual(entity.rules(7).map((field) => field.field), ['title', 'secret']);
+  });
+});

@@ -349,6 +349,36 @@ describe('SPEC 4.4 create and update', () => {
       assertJson(claimed, 422, { message: 'The selected users.0.id is invalid.', errors: { 'users.0.id': ['The selected users.0.id is invalid.'] } });
       assert.deepEqual(await snapshot(db()), before);
     });
+
+    it('a detail row id is a JSON integer or its canonical decimal string: "01" and every other form is a 422 and no row is lost', async () => {
+      const mine = await create({ ...master({ title: 'Two rows' }), groups: [{ group_id: g1 }, { group_id: g2 }] });
+      const [first, second] = (mine.groups as Array<{ id: number }>).map((row) => row.id);
+      const before = await snapshot(db());
+      for (const id of [`0${first}`, `00${first}`, `${first}.0`, ` ${first}`, `${first} `, `+${first}`, `${first}e0`, `0x${first}`, first + 0.5, -Number(first), true, [first], { id: first }, '']) {
+        for (const method of ['PUT', 'PATCH']) {
+          const reply = await server.request(method, `${PATH}/${mine.id}`, { body: { groups: [{ id, group_id: g1 }, { id: second, group_id: g2 }] } });
+          assertJson(reply, 422, { message: 'The selected groups.0.id is invalid.', errors: { 'groups.0.id': ['The selected groups.0.id is invalid.'] } });
+        }
+      }
+      assert.deepEqual(await snapshot(db()), before);
+      // The canonical string names the row: both rows kept, the first one changed.
+      const kept = await server.put(`${PATH}/${mine.id}`, { groups: [{ id: String(first), group_id: g3 }, { id: second, group_id: g2 }] });
+      assertJson(kept, 200);
+      assert.deepEqual(kept.body.groups, [
+        { id: first, template_id: mine.id, group_id: g3 },
+        { id: second, template_id: mine.id, group_id: g2 },
+      ]);
+      assert.deepEqual((await storedDetails(db(), mine.id as number)).groups, kept.body.groups);
+    });
+
+    it('a detail row id named twice in one relation is a 422 on the second row and nothing is saved', async () => {
+      const mine = await create({ ...master({ title: 'Named twice' }), groups: [{ group_id: g1 }] });
+      const [first] = (mine.groups as Array<{ id: number }>).map((row) => row.id);
+      const before = await snapshot(db());
+      const reply = await server.put(`${PATH}/${mine.id}`, { groups: [{ id: first, group_id: g2 }, { id: String(first), group_id: g3 }] });
+      assertJson(reply, 422, { message: 'The groups.1.id field has a duplicate value.', errors: { 'groups.1.id': ['The groups.1.id field has a duplicate value.'] } });
+      assert.deepEqual(await snapshot(db()), before);
+    });
   });
 
   it('DESIGN 4 a write runs in one transaction: a failure after the first statements leaves nothing saved', async () => {

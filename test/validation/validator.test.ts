@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { summaryMessage } from '../../src/errors.js';
 import { attributeName } from '../../src/engine/validation/messages.js';
-import { parseRules } from '../../src/engine/validation/rules.js';
+import { parseRules } from '../../src/model/rules.js';
 import {
   validateAll,
   type ErrorBag,

@@ -3,7 +3,7 @@
 // never holds a usable credential; the lookup joins the acting user, unit and company.
 import { sha256Hex } from '../sha256.js';
 import type { Database } from '../../database/database.js';
-import { param, runCached } from '../../database/query-cache.js';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { identityOf, withIdentity, type Identity } from '../identity-query.js';
 import { toMillis } from '../../model/casts.js';
@@ -31,6 +31,8 @@ export function sessionKey(sessionId: string): string {
   return sha256Hex(sessionId);
 }
 
+const SESSION_IDENTITY = statementSite('session identity');
+
 export function databaseSessionStore(database: Database): SessionStore {
   const { db, adapter } = database;
   const stamp = (ms: number) => adapter.toTimestamp(new Date(ms));
@@ -51,7 +53,7 @@ export function databaseSessionStore(database: Database): SessionStore {
     async find(key) {
       const [row] = await runCached<Row>(
         db,
-        'session-identity',
+        [SESSION_IDENTITY],
         () =>
           withIdentity(
             db

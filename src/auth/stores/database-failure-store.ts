@@ -1,6 +1,6 @@
 // Failure counters in the auth_failures table: one row per IP holding the current window.
 import type { Database } from '../../database/database.js';
-import { param, runCached } from '../../database/query-cache.js';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { FailureStore, FailureWindow } from '../failure-limiter.js';
 import { toMillis } from '../../model/casts.js';
 
@@ -9,6 +9,8 @@ export function failureWindow(failures: unknown, startedAt: unknown): FailureWin
   return failures == null ? null : { failures: Number(failures), startedAt: toMillis(startedAt) ?? 0 };
 }
 
+const FAILURE_WINDOW = statementSite('auth failure window');
+
 export function databaseFailureStore(database: Database): FailureStore {
   const { db, adapter } = database;
   return {
@@ -16,7 +18,7 @@ export function databaseFailureStore(database: Database): FailureStore {
     async get(ip): Promise<FailureWindow | null> {
       const [row] = await runCached<Record<string, unknown>>(
         db,
-        'auth-failure-window',
+        [FAILURE_WINDOW],
         () => db.selectFrom('auth_failures').select(['failures', 'window_started_at']).where('ip', '=', param('ip')),
         { ip },
       );

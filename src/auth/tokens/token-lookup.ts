@@ -4,7 +4,7 @@
 // a repeated check is answered from the exact result memo (query-cache `memo`) until a commit
 // that may change one of the tables it reads: writes to the resources' own tables leave it.
 import type { Database } from '../../database/database.js';
-import { param, runCached } from '../../database/query-cache.js';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
 import { sql } from 'kysely';
 import { readCasts, toMillis } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
@@ -39,6 +39,8 @@ function parseAbilities(value: unknown): string[] {
   }
 }
 
+const TOKEN_IDENTITY = statementSite('token identity');
+
 const TOKEN_MEMO = { tables: ['api_tokens', 'auth_failures', ...IDENTITY_TABLES] };
 
 /** The token by its hash; with `ip`, also that IP's failure window from auth_failures. */
@@ -46,7 +48,7 @@ export async function findTokenIdentity(database: Database, hash: string, ip: st
   const { db, adapter } = database;
   const [row] = await runCached<Row>(
     db,
-    ip === null ? 'token-identity' : 'token-identity-with-window',
+    [TOKEN_IDENTITY, ip !== null],
     () => {
       let query = withIdentity(
         db

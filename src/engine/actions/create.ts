@@ -5,21 +5,24 @@ import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findRecord } from '../output/records.js';
 import { scopeStamps } from '../../model/scope.js';
-import { splitPayload } from '../write/payload.js';
+import { readPayload } from '../write/payload.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
 import { translateWriteError } from '../write/translate-write-error.js';
 import { validateWrite } from '../write/validate-write.js';
+import { planWrite } from '../write/write-plan.js';
 
 export async function create(resource: Resource, context: EngineContext, body: unknown): Promise<Row> {
   const { entity } = resource;
-  const payload = splitPayload(resource, body);
+  const payload = readPayload(resource, body);
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const masterValues = await storedMasterValues(entity, payload.master, adapter);
   try {
     return await inTransaction(context, async (connections) => {
-      await validateWrite(connections, resource, null, null, payload, new Map());
+      // A new record has no stored rows: every id a payload names is refused.
+      const plan = planWrite(payload, new Map(), adapter);
+      await validateWrite(connections, context.scope, resource, null, null, plan);
       const now = new Date();
       const values: Row = {
         ...masterValues,
@@ -30,7 +33,7 @@ export async function create(resource: Resource, context: EngineContext, body: u
         values[entity.ownerColumn] = context.scope.userId;
       }
       const id = await adapter.insertReturningId(connections[entity.storage], entity.table, values, entity.primaryKey);
-      await syncDetails(connections, resource, id, payload, new Map(), context.scope, adapter, now);
+      await syncDetails(connections, plan, id, context.scope, adapter, now);
       const record = await findRecord(connections, resource, context.scope, adapter, entity.primaryKey, id);
       return resource.show(record ?? {});
     });

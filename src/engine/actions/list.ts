@@ -3,11 +3,11 @@
 // statement cannot carry (output/records). Both statements are compiled once per shape
 // (database/query-cache).
 import { sql } from 'kysely';
-import { param, runCached } from '../../database/query-cache.js';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { assembleRecords, recordsShape, selectRecords, type Select } from '../output/records.js';
+import { assembleRecords, recordsKey, selectRecords, type Select } from '../output/records.js';
 import { filterExpression, filtersShape, filterValues, parseFilters } from '../query/filters.js';
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
@@ -18,6 +18,9 @@ export interface ListResult {
   readonly data: Row[];
   readonly meta: { total: number; per_page: number; current_page: number; last_page: number };
 }
+
+const TOTAL = statementSite('list total');
+const PAGE = statementSite('list page');
 
 export async function list(resource: Resource, context: EngineContext, input: Input): Promise<ListResult> {
   const { entity } = resource;
@@ -34,7 +37,7 @@ export async function list(resource: Resource, context: EngineContext, input: In
 
   const [counted] = await runCached(
     db,
-    `count:${resource.key}:${scopeKey(entity, context.scope)}:${filterShape}`,
+    [TOTAL, resource, scopeKey(entity, context.scope), filterShape],
     () =>
       [...scopeConditions(entity, context.scope).where, ...conditions()].reduce(
         (q, w) => q.where(w),
@@ -47,10 +50,9 @@ export async function list(resource: Resource, context: EngineContext, input: In
 
   let rows: Row[] = [];
   if (offset < total) {
-    const sort = order ? `${order.column} ${order.direction}` : '';
     rows = await runCached(
       db,
-      `page:${recordsShape(connections, resource, context.scope, adapter)}:${filterShape}:${sort}:${perPage}`,
+      [PAGE, ...recordsKey(connections, resource, context.scope, adapter), filterShape, order?.column ?? null, order?.direction ?? null, perPage],
       () => {
         const ordered = <Q extends Select>(query: Q): Q => {
           const sorted = order

@@ -11,8 +11,6 @@ export interface Order {
 }
 
 export interface Resource {
-  /** Unique per defined resource: names its compiled queries (database/query-cache). */
-  readonly key: string;
   readonly entity: Entity;
   /** The key routes and direct invocations look records up by. */
   readonly primaryKey: string;
@@ -37,8 +35,6 @@ export interface Resource {
 }
 
 export class ResourceDefinitionError extends Error {}
-
-let defined = 0;
 
 export function defineResource(config: ResourceConfig): Resource {
   const entity = typeof config.model === 'string' ? entityNamed(config.model) : config.model;
@@ -118,9 +114,7 @@ export function defineResource(config: ResourceConfig): Resource {
   const transformers = new Map<string, Transformer>(Object.entries(config.transformers ?? DEFAULTS.transformers));
   const keyCast = entity.casts[primaryKey];
 
-  defined += 1;
   return Object.freeze({
-    key: `${entity.name}#${defined}`,
     entity,
     primaryKey,
     keyIsInteger: keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),

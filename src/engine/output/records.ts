@@ -6,9 +6,9 @@
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../database/database.js';
-import { param, runCached } from '../../database/query-cache.js';
+import { param, runCached, statementSite, type KeyPart } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
-import type { Row } from '../../model/entity.js';
+import type { Entity, Row } from '../../model/entity.js';
 import {
   belongsToColumns,
   belongsToReader,
@@ -35,6 +35,8 @@ interface Layout {
   readonly joined: ReadonlySet<BelongsTo>;
   /** Has-many relations read as a JSON column (DialectAdapter.childRows). */
   readonly embedded: ReadonlySet<HasMany>;
+  /** The entities whose scope conditions the record's own select carries. */
+  readonly scoped: readonly Entity[];
 }
 
 /**
@@ -65,7 +67,8 @@ function layoutOf(connections: Connections, resource: Resource, adapter: Dialect
       const target = relation.target();
       if (adapter.childRows && sameDatabase(target.storage) && target.table !== entity.table) embedded.add(relation);
     }
-    cases.set(key, (layout = { joined, embedded }));
+    const scoped = [entity, ...[...joined, ...embedded, ...resource.counts.map(([, r]) => r)].map((r) => r.target())];
+    cases.set(key, (layout = { joined, embedded, scoped }));
   }
   return layout;
 }
@@ -82,15 +85,17 @@ function loadedCount(resource: Resource, relation: HasMany): boolean {
   return resource.hasMany.some(([, loaded]) => loaded === relation);
 }
 
-/** Names the SQL of `selectRecords` for the query cache, without building it. */
-export function recordsShape(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter): string {
-  let shape = `${resource.key}:${scopeKey(resource.entity, scope)}`;
-  const { joined, embedded } = layoutOf(connections, resource, adapter);
-  for (const [name, relation] of resource.belongsTo) if (joined.has(relation)) shape += `,j${name}${scopeKey(relation.target(), scope)}`;
-  for (const [name, relation] of resource.hasMany) if (embedded.has(relation)) shape += `,e${name}${scopeKey(relation.target(), scope)}`;
-  for (const [, relation] of resource.counts) shape += `,${scopeKey(relation.target(), scope)}`;
-  return shape;
+/**
+ * What the SQL of `selectRecords` is built from, for a statement key: the resource, its layout
+ * (both by identity) and the scope ids its conditions write in.
+ */
+export function recordsKey(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter): KeyPart[] {
+  const layout = layoutOf(connections, resource, adapter);
+  return [resource, layout, scopeKey(layout.scoped, scope)];
 }
+
+const RECORD = statementSite('one record');
+const STORED_ROW = statementSite('stored row for a write');
 
 /**
  * `select <columns>, <joined belongs-to columns>, <embedded has-many columns>, <counts> from
@@ -167,7 +172,7 @@ export async function findRecord(
   const db = connections[entity.storage];
   const rows = await runCached(
     db,
-    `record:${recordsShape(connections, resource, scope, adapter)}:${column}`,
+    [RECORD, ...recordsKey(connections, resource, scope, adapter), column],
     () => selectRecords(connections, resource, scope, adapter).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
     { id },
   );
@@ -196,7 +201,7 @@ export async function findStoredRow(
   const { entity } = resource;
   const [row] = await runCached(
     db,
-    `stored:${resource.key}:${scopeKey(entity, scope)}:${details.map(([name, relation]) => name + scopeKey(relation.target(), scope)).join(',')}`,
+    [STORED_ROW, resource, scopeKey([entity, ...details.map(([, relation]) => relation.target())], scope), ...details.flat()],
     () => {
       let query = scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns)) as Select;
       for (const [name, relation] of details) {

@@ -1,10 +1,16 @@
 // The validator's exists/unique lookups against the request's databases: one statement per
 // table and column, whatever the number of rows checked. A table declared by an entity is read
-// where that entity is stored; any other table is a system table.
+// where that entity is stored, by its own primary key and within the caller's scope (a unit- or
+// tenant-bound row of another unit or tenant neither exists for this caller nor takes a value
+// from it); any other table is a system table, keyed by `id`.
 import type { Connections } from '../../model/connections.js';
 import { entityForTable } from '../../model/entity.js';
-import { paramList, paramListValues, runCached } from '../../database/query-cache.js';
+import { NO_SCOPE, scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
+import { paramList, paramListValues, runCached, statementSite } from '../../database/query-cache.js';
 import type { Lookup } from './validator.js';
+
+const EXISTS = statementSite('exists lookup');
+const TAKEN = statementSite('unique lookup');
 
 /** Integer-looking strings are compared as numbers so '5' finds 5 on every engine. */
 function bindable(values: unknown[]): Array<string | number> {
@@ -13,36 +19,33 @@ function bindable(values: unknown[]): Array<string | number> {
     .map((v) => (typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v));
 }
 
-export function databaseLookup(connections: Connections): Lookup {
-  const dbFor = (table: string) => connections[entityForTable(table)?.storage ?? 'system'];
+export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE): Lookup {
+  /** `select <columns> from <table> where <column> in (<values>)` and the scope's conditions. */
+  const lookup = (site: typeof EXISTS, table: string, column: string, keys: Array<string | number>) => {
+    const entity = entityForTable(table);
+    const db = connections[entity?.storage ?? 'system'];
+    const key = entity?.primaryKey ?? 'id';
+    return runCached<Record<string, unknown>>(
+      db,
+      [site, table, column, key, keys.length, entity ? scopeKey(entity, scope) : ''],
+      () => {
+        const query = db.selectFrom(table).select([...new Set([key, column])]).where(column, 'in', paramList('v', keys.length));
+        return entity ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query) : query;
+      },
+      paramListValues('v', keys),
+    ).then((rows) => rows.map((row) => ({ value: String(row[column]), key: String(row[key]) })));
+  };
   return {
     async exists(table, column, values) {
       const keys = bindable(values);
       if (keys.length === 0) return new Set();
-      const db = dbFor(table);
-      const rows = await runCached<Record<string, unknown>>(
-        db,
-        `exists:${table}:${column}:${keys.length}`,
-        () => db.selectFrom(table).select(column).where(column, 'in', paramList('v', keys.length)),
-        paramListValues('v', keys),
-      );
-      return new Set(rows.map((r: Record<string, unknown>) => String(r[column])));
+      return new Set((await lookup(EXISTS, table, column, keys)).map((row) => row.value));
     },
     async taken(table, column, values) {
       const keys = bindable(values);
       const holders = new Map<string, string[]>();
       if (keys.length === 0) return holders;
-      const db = dbFor(table);
-      const rows = await runCached<Record<string, unknown>>(
-        db,
-        `taken:${table}:${column}:${keys.length}`,
-        () => db.selectFrom(table).select(['id', column]).where(column, 'in', paramList('v', keys.length)),
-        paramListValues('v', keys),
-      );
-      for (const row of rows as Array<Record<string, unknown>>) {
-        const key = String(row[column]);
-        holders.set(key, [...(holders.get(key) ?? []), String(row.id)]);
-      }
+      for (const { value, key } of await lookup(TAKEN, table, column, keys)) holders.set(value, [...(holders.get(value) ?? []), key]);
       return holders;
     },
   };

@@ -1,6 +1,6 @@
 // Laravel 10/11 English messages, kept verbatim so clients migrating from the
 // PHP service see identical error texts.
-import type { CheckRule } from './rules.js';
+import type { CheckRule } from '../../model/rules.js';
 
 /** How min/max talk about the value: characters, numeric value or items. */
 export type SizeType = 'string' | 'numeric' | 'array';

@@ -3,10 +3,10 @@
 // sees one query per table/column instead of one per row.
 import { attributeName, messageFor, requiredMessage, type SizeType } from './messages.js';
 import type { ErrorBag } from '../../errors.js';
-import type { DbRule, FieldRules, ParsedRuleSet, PureRule } from './rules.js';
+import type { DbRule, FieldRules, ParsedRuleSet, PureRule } from '../../model/rules.js';
 
-export type { ParsedRuleSet, RuleSet } from './rules.js';
-export { parseRules } from './rules.js';
+export type { ParsedRuleSet, RuleSet } from '../../model/rules.js';
+export { parseRules } from '../../model/rules.js';
 
 export interface ValidationUnit {
   data: Record<string, unknown>;

@@ -4,15 +4,15 @@
 // master and what a partial row update merges with. On an engine with DialectAdapter.childRows
 // the detail rows come with the master row in one statement; otherwise one more per relation.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { param, runCached } from '../../database/query-cache.js';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import type { HasMany } from '../../model/relations/relation.js';
 import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
 import { embeddedRelations, findStoredRow, storedDetailRows } from '../output/records.js';
-import type { Payload } from './payload.js';
-import type { StoredDetails } from './validate-write.js';
+import type { DetailPayload } from './payload.js';
+import type { StoredDetails } from './write-plan.js';
 
 export interface StoredRecord {
   /** The master row's stored columns. */
@@ -20,33 +20,30 @@ export interface StoredRecord {
   readonly stored: StoredDetails;
 }
 
-/** The stored record a write of `payload` changes, or null when `key` is not the caller's. */
+const STORED_DETAILS = statementSite('stored detail rows');
+
+/** The stored record a write of `details` changes, or null when `key` is not the caller's. */
 export async function loadStoredRecord(
   connections: Connections,
   resource: Resource,
   scope: Scope,
   key: unknown,
   adapter: DialectAdapter,
-  payload: Payload,
+  details: readonly DetailPayload[],
 ): Promise<StoredRecord | null> {
   const { entity } = resource;
   const embedded = embeddedRelations(connections, resource, adapter);
-  const touched: Array<readonly [string, HasMany]> = [];
-  for (const { name } of payload.details) {
-    const relation = resource.details.get(name);
-    if (relation) touched.push([name, relation]);
-  }
-  const carried = touched.filter(([, relation]) => embedded.has(relation));
+  const carried = details.filter(({ relation }) => embedded.has(relation)).map(({ name, relation }) => [name, relation] as const);
   const row = await findStoredRow(connections[entity.storage], resource, scope, key, adapter, carried);
   if (!row) return null;
   const existing: Row = {};
   for (const column of entity.columns) existing[column] = row[column];
   const masterKey = existing[entity.primaryKey];
-  const stored = new Map<string, Map<string, Row>>();
-  for (const [name, relation] of touched) {
-    const target = relation.target();
-    const rows = carried.some(([, r]) => r === relation) ? storedDetailRows(row, name, relation) : await readStoredRows(connections, relation, scope, masterKey);
-    stored.set(name, new Map(rows.map((detail) => [String(detail[target.primaryKey]), detail])));
+  const stored = new Map<HasMany, Map<number, Row>>();
+  for (const { name, relation } of details) {
+    const pk = relation.target().primaryKey;
+    const rows = embedded.has(relation) ? storedDetailRows(row, name, relation) : await readStoredRows(connections, relation, scope, masterKey);
+    stored.set(relation, new Map(rows.map((detail) => [Number(detail[pk]), detail])));
   }
   return { existing, stored };
 }
@@ -57,7 +54,7 @@ function readStoredRows(connections: Connections, relation: HasMany, scope: Scop
   const db = connections[target.storage];
   return runCached<Row>(
     db,
-    `stored-details:${target.table}:${relation.foreignKey}:${scopeKey(target, scope)}`,
+    [STORED_DETAILS, relation, scopeKey(target, scope)],
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),

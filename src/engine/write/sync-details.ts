@@ -1,61 +1,37 @@
-// Detail synchronisation (SPEC.md 4.4 rules 4 to 7), per relation present in the payload, as a
-// diff: rows without id are inserted (one statement), rows with an id are updated when they
-// change, stored rows missing from the payload are deleted (one statement). The foreign key
-// always comes from the master.
+// Detail synchronisation (SPEC.md 4.4 rules 4 to 7): the plan's statements, per relation present
+// in the payload: stored rows the payload does not name are deleted (one statement), changed rows
+// updated, new rows inserted (one statement). The foreign key always comes from the master.
 import { deleteWhere, insertRows, updateWhere } from '../../database/write-statements.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import type { Resource } from '../definition/define-resource.js';
 import { scopeStamps, type Scope } from '../../model/scope.js';
-import type { Payload } from './payload.js';
-import type { StoredDetails } from './validate-write.js';
-import { storedValues, timestampValues } from './stored-values.js';
+import { timestampValues } from './stored-values.js';
+import type { WritePlan } from './write-plan.js';
 
 export async function syncDetails(
   connections: Connections,
-  resource: Resource,
+  plan: WritePlan,
   masterKey: unknown,
-  payload: Payload,
-  stored: StoredDetails,
   scope: Scope,
   adapter: DialectAdapter,
   now: Date,
 ): Promise<void> {
-  for (const { name, rows } of payload.details) {
-    const relation = resource.details.get(name);
-    if (!relation) continue;
-    const target = relation.target();
+  for (const { relation, target, rows, deletes } of plan.details) {
     const db = connections[target.storage];
-    const storedRows = stored.get(name) ?? new Map<string, Row>();
     const pk = target.primaryKey;
-
-    const kept = new Set<string>();
-    for (const row of rows) if (row[pk] !== undefined) kept.add(String(row[pk]));
-    const gone: number[] = [];
-    for (const id of storedRows.keys()) if (!kept.has(id)) gone.push(Number(id));
-    if (gone.length > 0) {
-      await deleteWhere(db, target.table, { [relation.foreignKey]: masterKey }, { column: pk, values: gone });
+    if (deletes.length > 0) {
+      await deleteWhere(db, target.table, { [relation.foreignKey]: masterKey }, { column: pk, values: deletes });
     }
-
     // The same for every row of the relation: a new row's stamps, a changed row's timestamps.
     const stamps = { ...timestampValues(target, adapter, now, 'create'), ...scopeStamps(target, scope), [relation.foreignKey]: masterKey };
     const touched = timestampValues(target, adapter, now, 'update');
     const inserts: Row[] = [];
     for (const row of rows) {
-      const id = row[pk];
-      const values = storedValues(target, row, adapter, pk);
-      if (id === undefined) {
-        inserts.push({ ...values, ...stamps });
-        continue;
+      if (row.op === 'insert') inserts.push({ ...row.changes, ...stamps });
+      else if (row.op === 'update' && row.changes !== null) {
+        await updateWhere(db, target.table, { ...row.changes, ...touched }, { [pk]: row.id, [relation.foreignKey]: masterKey });
       }
-      const before = storedRows.get(String(id)) ?? {};
-      let changes: Row | null = null;
-      for (const field in values) {
-        if (String(before[field] ?? null) !== String(values[field] ?? null)) (changes ??= {})[field] = values[field];
-      }
-      if (changes === null) continue;
-      await updateWhere(db, target.table, { ...changes, ...touched }, { [pk]: Number(id), [relation.foreignKey]: masterKey });
     }
     if (inserts.length > 0) await insertRows(db, target.table, sameColumns(inserts));
   }

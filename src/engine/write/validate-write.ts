@@ -1,61 +1,47 @@
-// SPEC.md 4.4 rules 2 and 3: the master and every detail row are validated before anything is
-// saved, each with its entity's rules (a detail row with its own id), lookups batched. A row id
-// that is not one of this master's rows fails too (DESIGN.md 3.5).
+// SPEC.md 4.4 rules 2 and 3: the master and every detail row of the plan are validated before
+// anything is saved, each with its entity's rules (a detail row with its own id), lookups batched
+// and kept to the caller's scope. Errors in order: wrong shapes, rules, refused row ids.
 import type { Connections } from '../../model/connections.js';
+import type { ParsedRuleSet } from '../../model/rules.js';
 import type { Row } from '../../model/entity.js';
+import type { Scope } from '../../model/scope.js';
 import { errors, type ErrorBag } from '../../errors.js';
 import type { Resource } from '../definition/define-resource.js';
 import { databaseLookup } from '../validation/database-lookup.js';
-import { parseRules, validateAll, type ValidationUnit } from '../validation/validator.js';
-import type { Payload } from './payload.js';
-import { idOf } from '../../model/casts.js';
-
-/** Stored detail rows of one master, by relation name, then by row id as a string. */
-export type StoredDetails = ReadonlyMap<string, ReadonlyMap<string, Row>>;
+import { validateAll, type ValidationUnit } from '../validation/validator.js';
+import type { WritePlan } from './write-plan.js';
 
 export async function validateWrite(
   connections: Connections,
+  scope: Scope,
   resource: Resource,
   masterId: number | null,
   existing: Row | null,
-  payload: Payload,
-  stored: StoredDetails,
+  plan: WritePlan,
 ): Promise<void> {
   const { entity } = resource;
   const units: ValidationUnit[] = [];
-  const ownership: ErrorBag = {};
-  if (entity.rules) {
-    units.push({ data: { ...(existing ?? {}), ...payload.master }, rules: parseRules(entity.rules(masterId)) });
-  }
-  for (const { name, rows } of payload.details) {
-    const relation = resource.details.get(name);
-    if (!relation) continue;
-    const target = relation.target();
-    const storedRows = stored.get(name) ?? new Map<string, Row>();
-    const ruleSets = new Map<number | null, ValidationUnit['rules']>();
-    rows.forEach((row, index) => {
-      // A row that is not an object is already refused as a whole; its fields add nothing.
-      if (`${name}.${index}` in payload.shapeErrors) return;
-      const raw = row[target.primaryKey];
-      const id = raw === undefined ? null : idOf(raw);
-      const storedRow = id === null ? undefined : storedRows.get(String(id));
-      if (raw !== undefined && !storedRow) {
-        ownership[`${name}.${index}.${target.primaryKey}`] = [`The selected ${name}.${index}.${target.primaryKey} is invalid.`];
-      }
-      if (!target.rules) return;
-      let rules = ruleSets.get(id);
+  if (entity.rules) units.push({ data: { ...(existing ?? {}), ...plan.master }, rules: entity.rules(masterId) });
+  for (const { name, relation, target, rows } of plan.details) {
+    if (!target.rules) continue;
+    const ruleSets = new Map<number | null, ParsedRuleSet>();
+    for (const row of rows) {
+      let rules = ruleSets.get(row.id);
       if (!rules) {
         // The foreign key is always set from the master (rule 6), so it is not the row's to satisfy.
-        rules = parseRules(target.rules(id)).filter((f) => f.field !== relation.foreignKey);
-        ruleSets.set(id, rules);
+        rules = target.rules(row.id).filter((f) => f.field !== relation.foreignKey);
+        ruleSets.set(row.id, rules);
       }
-      units.push({ data: { ...(storedRow ?? {}), ...row }, rules, prefix: `${name}.${index}.` });
-    });
+      units.push({ data: { ...(row.stored ?? {}), ...row.fields }, rules, prefix: `${name}.${row.index}.` });
+    }
   }
-  const checked = units.length > 0 ? await validateAll(units, databaseLookup(connections)) : {};
-  const bag: ErrorBag = { ...payload.shapeErrors };
-  for (const [key, messages] of Object.entries({ ...checked, ...ownership })) {
-    if (!(key in payload.shapeErrors)) bag[key] = [...(bag[key] ?? []), ...messages];
+  const checked = units.length > 0 ? await validateAll(units, databaseLookup(connections, scope)) : {};
+  const bag: ErrorBag = { ...plan.errors };
+  for (const [key, messages] of Object.entries(checked)) {
+    if (!(key in plan.errors)) bag[key] = messages;
+  }
+  for (const { name, target, rows } of plan.details) {
+    for (const row of rows) if (row.refusal !== null) bag[`${name}.${row.index}.${target.primaryKey}`] = [row.refusal];
   }
   if (Object.keys(bag).length > 0) throw errors.validation(bag);
 }

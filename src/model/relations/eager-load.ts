@@ -4,13 +4,16 @@
 // sub-queries of the parent select.
 import { sql, type RawBuilder } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { paramList, paramListValues, runCached } from '../../database/query-cache.js';
+import { paramList, paramListValues, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../connections.js';
 import { readCasts } from '../casts.js';
 import type { Row } from '../entity.js';
 import { compileObjectLiteral } from '../object-literal.js';
 import { scopeConditions, scopeKey, type Scope } from '../scope.js';
 import type { BelongsTo, HasMany } from './relation.js';
+
+const BELONGS_TO_ROWS = statementSite('belongs-to rows');
+const HAS_MANY_ROWS = statementSite('has-many rows');
 
 /** Keys safe to put in a `where in`, deduplicated, nulls dropped. */
 function distinctKeys(values: unknown[]): Array<string | number> {
@@ -30,7 +33,7 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    `belongs:${target.table}:${relation.ownerKey}:${keys.length}:${scopeKey(target, scope)}`,
+    [BELONGS_TO_ROWS, relation, keys.length, scopeKey(target, scope)],
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),
@@ -102,7 +105,7 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    `many:${target.table}:${relation.foreignKey}:${keys.length}:${scopeKey(target, scope)}`,
+    [HAS_MANY_ROWS, relation, keys.length, scopeKey(target, scope)],
     () =>
       scopeConditions(target, scope).where
         .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', paramList('k', keys.length)))

@@ -1,0 +1,75 @@
+// The write plan (SPEC.md 4.4 rules 4 to 7): built once right after the locking read, from the
+// payload and the stored rows it changes. Per detail relation it says, row by row, which stored
+// row the payload names, the values it stores, and whether it is inserted or updated; and which
+// stored rows are deleted. Validation and synchronisation both read the plan, nothing else.
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
+import type { Entity, Row } from '../../model/entity.js';
+import type { HasMany } from '../../model/relations/relation.js';
+import type { ErrorBag } from '../../errors.js';
+import type { Payload, PayloadRow } from './payload.js';
+import { storedValues } from './stored-values.js';
+
+/** Stored detail rows of one master, per relation, by row id. */
+export type StoredDetails = ReadonlyMap<HasMany, ReadonlyMap<number, Row>>;
+
+export interface PlannedRow extends PayloadRow {
+  /** The stored row the payload names (null for a new row, or an id that is not this master's). */
+  readonly stored: Row | null;
+  /**
+   * insert: a new row. update: `changes` (null when none) to the stored row. refused: the id is
+   * malformed, named twice, or not one of this master's rows: a 422 (DESIGN.md 3.5).
+   */
+  readonly op: 'insert' | 'update' | 'refused';
+  /** Why a refused row's id is refused. */
+  readonly refusal: string | null;
+  /** What the row stores: every value for an insert, only the changed ones for an update. */
+  readonly changes: Row | null;
+}
+
+export interface DetailPlan {
+  readonly name: string;
+  readonly relation: HasMany;
+  readonly target: Entity;
+  readonly rows: readonly PlannedRow[];
+  /** Stored rows of this master the payload does not name. */
+  readonly deletes: readonly number[];
+}
+
+export interface WritePlan {
+  readonly master: Row;
+  readonly details: readonly DetailPlan[];
+  /** The payload's own errors (values of the wrong shape). */
+  readonly errors: ErrorBag;
+}
+
+const NONE: ReadonlyMap<number, Row> = new Map();
+
+export function planWrite(payload: Payload, stored: StoredDetails, adapter: DialectAdapter): WritePlan {
+  const details = payload.details.map(({ name, relation, rows }): DetailPlan => {
+    const target = relation.target();
+    const storedRows = stored.get(relation) ?? NONE;
+    const planned = rows.map((row): PlannedRow => {
+      const refused = (refusal: string): PlannedRow => ({ ...row, stored: null, op: 'refused', changes: null, refusal });
+      if (row.idError !== null) return refused(row.idError);
+      const values = storedValues(target, row.fields, adapter);
+      if (row.id === null) return { ...row, stored: null, op: 'insert', changes: values, refusal: null };
+      const before = storedRows.get(row.id);
+      // Another master's row, or no row: DESIGN.md 3.5.
+      if (before === undefined) return refused(`The selected ${name}.${row.index}.${target.primaryKey} is invalid.`);
+      return { ...row, stored: before, op: 'update', changes: changed(before, values), refusal: null };
+    });
+    const named = new Set(rows.map((row) => row.id));
+    const deletes = [...storedRows.keys()].filter((id) => !named.has(id));
+    return { name, relation, target, rows: planned, deletes };
+  });
+  return { master: payload.master, details, errors: payload.errors };
+}
+
+/** The values that differ from the stored row's, or null when none does. */
+function changed(before: Row, values: Row): Row | null {
+  let changes: Row | null = null;
+  for (const field in values) {
+    if (String(before[field] ?? null) !== String(values[field] ?? null)) (changes ??= {})[field] = values[field];
+  }
+  return changes;
+}
