@@ -352,7 +352,7 @@ describe('SPEC 4.4 create and update', () => {
 
     it('a detail row id is a JSON integer or its canonical decimal string: "01" and every other form is a 422 and no row is lost', async () => {
       const mine = await create({ ...master({ title: 'Two rows' }), groups: [{ group_id: g1 }, { group_id: g2 }] });
-      const [first, second] = (mine.groups as Array<{ id: number }>).map((row) => row.id);
+      const [first, second] = (mine.groups as Array<{ id: number }>).map((row) => row.id) as [number, number];
       const before = await snapshot(db());
       for (const id of [`0${first}`, `00${first}`, `${first}.0`, ` ${first}`, `${first} `, `+${first}`, `${first}e0`, `0x${first}`, first + 0.5, -Number(first), true, [first], { id: first }, '']) {
         for (const method of ['PUT', 'PATCH']) {
@@ -373,7 +373,7 @@ describe('SPEC 4.4 create and update', () => {
 
     it('a detail row id named twice in one relation is a 422 on the second row and nothing is saved', async () => {
       const mine = await create({ ...master({ title: 'Named twice' }), groups: [{ group_id: g1 }] });
-      const [first] = (mine.groups as Array<{ id: number }>).map((row) => row.id);
+      const first = (mine.groups as Array<{ id: number }>)[0]?.id as number;
       const before = await snapshot(db());
       const reply = await server.put(`${PATH}/${mine.id}`, { groups: [{ id: first, group_id: g2 }, { id: String(first), group_id: g3 }] });
       assertJson(reply, 422, { message: 'The groups.1.id field has a duplicate value.', errors: { 'groups.1.id': ['The groups.1.id field has a duplicate value.'] } });
