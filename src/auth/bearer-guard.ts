@@ -34,14 +34,17 @@ export function bearerToken(request: FastifyRequest): string | null {
 export async function authenticateBearer(request: FastifyRequest, options: BearerOptions): Promise<readonly string[]> {
   const { limiter, system } = options;
   const ip = request.ip;
-  /** A 401 counts as a failure, unless the IP is already blocked: then it is the 429. */
+  /** A presented credential's 401 counts as a failure, unless the IP is already blocked: then it is the 429. */
   const refuse = async (message: string, blocked?: boolean) => {
     if (blocked ?? (await limiter.blocked(ip))) return errors.tooManyAttempts();
     await limiter.fail(ip);
     return errors.bearerUnauthenticated(message);
   };
   const token = bearerToken(request);
-  if (token === null) throw await refuse('Unauthenticated.');
+  // No credential at all (nor a live session: the guard tried it first) guesses nothing, so it is
+  // not counted (DESIGN.md 3.6): else a browser tab or a probe locks out everyone behind its IP.
+  // A blocked IP still gets its 429 (DESIGN.md 3.5).
+  if (token === null) throw (await limiter.blocked(ip)) ? errors.tooManyAttempts() : errors.bearerUnauthenticated('Unauthenticated.');
   const hash = decodeToken(token);
   if (!hash) throw await refuse('Invalid token.');
   const identity = await findTokenIdentity(system, hash, limiter.inSystemDatabase ? ip : null);

@@ -43,6 +43,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   // Only JSON bodies: anything else is a 415, not a string the engine must guess about.
   app.removeContentTypeParser('text/plain');
+  // DESIGN.md 3.5: an empty body is no body, whatever its Content-Type (clients send
+  // application/json on every GET and DELETE). Fastify's own JSON parser refuses it as
+  // FST_ERR_CTP_EMPTY_JSON_BODY; in front of it, a body of JSON whitespace only (it holds no JSON
+  // value either) becomes `undefined`, as if none was sent. Anything else is Fastify's parser.
+  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
+    if (/^[ \t\n\r]*$/.test(body)) done(null, undefined);
+    else parseJson(request, body, done);
+  });
   app.decorateRequest('svc', null);
   await app.register(fastifyCookie, { secret: options.cookieSecret ?? randomBytes(32).toString('hex'), hook: 'onRequest' });
   installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit, adapters: [...new Set([database, ...(options.unitDatabases ?? [])].map((d) => d.adapter))] });

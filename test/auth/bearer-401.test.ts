@@ -22,7 +22,7 @@ describe('bearer mode: 401 Unauthenticated', () => {
     server = await startTestServer({}, { anonymous: true, clock: () => clock ?? Date.now() });
   });
   after(() => server.close());
-  // Every 401 counts toward the per-IP limit; these tests are about the 401 itself.
+  // Every 401 of a presented credential counts toward the per-IP limit; these tests are about the 401 itself.
   beforeEach(async () => {
     clock = null;
     await server.service.database.db.deleteFrom('auth_failures').execute();
@@ -80,12 +80,14 @@ describe('bearer mode: 401 Unauthenticated', () => {
       assert.equal(reply.status, 401);
       return server.statements() - before;
     };
-    await cost({}); // the limiter's first failure inserts its row; later ones update it
-    // No credential: only the limiter's own statements (its check and the counted failure).
-    const limiterOnly = await cost({});
+    await cost(bearer('not-a-token')); // the limiter's first failure inserts its row; later ones update it
+    // A malformed token: only the limiter's own statements (its check and the counted failure).
+    const limiterOnly = await cost(bearer('not-a-token'));
     assert.equal(await cost(bearer(`svc_key_${token.slice(TOKEN_PREFIX.length)}`)), limiterOnly, 'wrong prefix');
     assert.equal(await cost(bearer(breakChecksum(token))), limiterOnly, 'bad checksum');
-    assert.equal(await cost(bearer('not-a-token')), limiterOnly, 'garbage');
+    assert.equal(await cost({ authorization: 'Bearer ' }), limiterOnly, 'empty');
+    // No credential: the limiter's check only, nothing counted (DESIGN.md 3.6).
+    assert.ok((await cost({})) < limiterOnly, 'no credential');
     // A well-formed but unknown token costs exactly one more statement: the lookup.
     assert.equal(await cost(bearer(issueToken().plain)), limiterOnly + 1, 'unknown well-formed token');
   });

@@ -1,12 +1,15 @@
 // SPEC.md 5.1.8 and 7 (429 row), DESIGN.md 3.5/3.6: once one IP has 20 failed bearer
 // authentications within 600 s, every further bearer request from it, valid token or not, is
 // answered 429 `{error: "Too many requests. Try again later."}` with `Retry-After: 600`, until
-// 600 s after its first counted failure. Other IPs are unaffected; a 403 is not a failure; a
-// success does not reset the count. Each test has its own server, so its own counters.
+// 600 s after its first counted failure. Only a credential that was presented and failed counts
+// (DESIGN.md 3.6): no credential at all, or a session cookie naming no live session, is a 401
+// that is not counted. Other IPs are unaffected; a 403 is not a failure; a success does not
+// reset the count. Each test has its own server, so its own counters.
 import { afterEach, describe, it } from 'node:test';
 import { revokeToken } from '../../src/auth/tokens/token-service.js';
 import { issueToken } from '../../src/auth/tokens/api-token.js';
 import { assertJson, type Reply } from '../helpers/http.js';
+import { SESSION_COOKIE, signedIn } from '../helpers/session-client.js';
 import { assert429, assertBearer401, bearer, issue, requestFrom } from '../helpers/bearer.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -29,30 +32,75 @@ describe('bearer mode: per-IP failure limit', () => {
     return { server, token };
   }
 
+  /** Failures that count: a presented credential that fails (a malformed token). */
   async function fail(s: TestServer, times: number): Promise<void> {
-    for (let i = 0; i < times; i++) assertBearer401(await s.get(LIST), 'Unauthenticated.');
+    for (let i = 0; i < times; i++) assertBearer401(await s.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
   }
 
   it('returns 429 with Retry-After: 600 after 20 failures from one IP, even with a valid token', async () => {
     const { server: s, token } = await start();
-    // Every kind of bearer 401 counts: no credential, malformed, unknown, expired, revoked.
+    // Every kind of presented credential that fails counts: not a Bearer credential, an empty
+    // one, malformed, unknown, expired, revoked. (No credential at all does not: below.)
     const expired = await issue(s, { expiresAt: new Date(now - 1000) });
     const revoked = await issue(s);
     await revokeToken(s.service.database, revoked.id);
     const failures: Array<[Record<string, string>, string]> = [
-      [{}, 'Unauthenticated.'],
+      [{ authorization: 'Basic YWRtaW46YWRtaW4=' }, 'Invalid token.'],
+      [{ authorization: 'Bearer ' }, 'Invalid token.'],
       [bearer('svc_api_short'), 'Invalid token.'],
       [bearer(issueToken().plain), 'Invalid token.'],
       [bearer(expired.token), 'Token expired.'],
       [bearer(revoked.token), 'Token revoked.'],
     ];
     for (let i = 0; i < 20; i++) {
-      const [headers, error] = failures[i % failures.length] ?? [{}, 'Unauthenticated.'];
+      const [headers, error] = failures[i % failures.length] ?? [{}, ''];
       assertBearer401(await s.get(LIST, { headers }), error);
     }
     assert429(await s.get(LIST, { headers: bearer(token) }));
     assert429(await s.post(LIST, { title: 'x' }, { headers: bearer(token) }));
     assert429(await s.get(LIST));
+  });
+
+  it('a request with no credential is answered 401 and not counted toward the failure limit', async () => {
+    const { server: s, token } = await start();
+    // No Authorization header and no session cookie: a browser tab, a probe. 35 of them, every
+    // method, then 19 presented failures still leave the IP open; the 20th blocks it.
+    for (let i = 0; i < 5; i++) {
+      assertBearer401(await s.get(LIST), 'Unauthenticated.');
+      assertBearer401(await s.get(`${LIST}/1`), 'Unauthenticated.');
+      assertBearer401(await s.post(LIST, { title: 'x' }), 'Unauthenticated.');
+      assertBearer401(await s.put(`${LIST}/1`, { title: 'x' }), 'Unauthenticated.');
+      assertBearer401(await s.delete(`${LIST}/1`), 'Unauthenticated.');
+      assertJson(await s.get('/app/session'), 401, { message: 'Unauthenticated.' });
+      // An empty Authorization header presents nothing either.
+      assertBearer401(await s.get(LIST, { headers: { authorization: '' } }), 'Unauthenticated.');
+    }
+    assertJson(await s.get(LIST, { headers: bearer(token) }), 200);
+    await fail(s, 19);
+    assertJson(await s.get(LIST, { headers: bearer(token) }), 200);
+    await fail(s, 1);
+    assert429(await s.get(LIST, { headers: bearer(token) }));
+    // Once the IP is blocked, a request without a credential is a bearer request like any: 429.
+    assert429(await s.get(LIST));
+  });
+
+  it('a session cookie that names no live session is answered 401 and not counted toward the failure limit', async () => {
+    const { server: s, token } = await start();
+    // Expired, logged out or forged: a browser tab that outlived its session keeps sending it.
+    const stale = await signedIn(s.url);
+    const forged = stale.clone();
+    await s.service.database.db.deleteFrom('sessions').execute();
+    forged.cookies.set(SESSION_COOKIE, encodeURIComponent(`${forged.sessionId()}.forged-signature`));
+    for (let i = 0; i < 15; i++) {
+      for (const client of [stale, forged]) {
+        assertBearer401(await client.get(LIST), 'Unauthenticated.');
+        assertJson(await client.get('/app/session'), 401, { message: 'Unauthenticated.' });
+      }
+    }
+    await fail(s, 19);
+    assertJson(await s.get(LIST, { headers: bearer(token) }), 200);
+    await fail(s, 1);
+    assert429(await s.get(LIST, { headers: bearer(token) }));
   });
 
   it('does not block after 19 failures, and a success does not reset the count', async () => {

@@ -34,8 +34,9 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
     return { server, token, probe };
   }
 
+  /** Failures that count (DESIGN.md 3.6): a presented credential that fails (a malformed token). */
   async function fail(s: TestServer, times: number): Promise<void> {
-    for (let i = 0; i < times; i++) assertBearer401(await s.get(LIST), 'Unauthenticated.');
+    for (let i = 0; i < times; i++) assertBearer401(await s.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
   }
 
   it('returns 429 with Retry-After: 600 after 20 failures from one IP, counted in Redis, not in auth_failures', async () => {
@@ -45,6 +46,17 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
     assert.deepStrictEqual(await p.keys(), ['auth-failures:127.0.0.1']);
     assert.deepStrictEqual(await p.hash('auth-failures:127.0.0.1'), { failures: '20', started_at: String(now) });
     assert.deepStrictEqual(await s.service.database.db.selectFrom('auth_failures').selectAll().execute(), []);
+  });
+
+  it('a request with no credential is answered 401 and not counted toward the failure limit: nothing is written to Redis', async () => {
+    const { server: s, token, probe: p } = await start();
+    for (let i = 0; i < 25; i++) assertBearer401(await s.get(LIST), 'Unauthenticated.');
+    assert.deepStrictEqual(await p.keys(), []);
+    await fail(s, 19);
+    assertJson(await s.get(LIST, { headers: bearer(token) }), 200);
+    await fail(s, 1);
+    assert429(await s.get(LIST, { headers: bearer(token) }));
+    assert429(await s.get(LIST));
   });
 
   it('does not block after 19 failures, and a success does not reset the count', async () => {
@@ -80,8 +92,8 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
 
   it('counts every one of 20 concurrent failures: the next request is a 429', async () => {
     const { server: s, token, probe: p } = await start();
-    const replies = await Promise.all(Array.from({ length: 20 }, () => s.get(LIST)));
-    for (const reply of replies) assertBearer401(reply, 'Unauthenticated.');
+    const replies = await Promise.all(Array.from({ length: 20 }, () => s.get(LIST, { headers: bearer('svc_api_short') })));
+    for (const reply of replies) assertBearer401(reply, 'Invalid token.');
     assert.equal((await p.hash('auth-failures:127.0.0.1')).failures, '20');
     assert429(await s.get(LIST, { headers: bearer(token) }));
   });

@@ -55,7 +55,8 @@ describe('session mode: 401 without a session', () => {
     stored = await db.selectFrom('import_templates').selectAll().execute();
   });
   after(() => server.close());
-  // Every bearer-style 401 counts toward the per-IP limit; these tests are about the 401 itself.
+  // Neither a missing nor a dead session cookie counts toward the per-IP limit (DESIGN.md 3.6,
+  // test/auth/failure-limit.test.ts); cleared anyway, so that these tests are about the 401 only.
   beforeEach(() => server.service.database.db.deleteFrom('auth_failures').execute());
 
   const send = (client: SessionClient, [method, target, body]: Call) => client.request(method, target, { body, csrf: false });
