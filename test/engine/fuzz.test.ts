@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import qs from 'qs';
-import { testEngine } from '../helpers/engines.js';
 import { assertJson, httpRequest, JSON_TYPE, type Reply } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
+import { holds, type Cells } from '../helpers/template-model.js';
 import { insertTemplate, snapshot } from '../helpers/templates.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -69,43 +69,6 @@ function asQuery(input: Record<string, unknown>, brackets: boolean): string {
 const WORDS = ['Alpha', 'alpha', 'ALPHA', 'Beta', 'beta 2', 'Gamma', '', 'a_b', 'a%b', 'École', 'école', 'x', 'Zeta'];
 const PATTERN_CHARS = ['a', 'A', 'l', 'p', 'h', 'e', 'é', 'É', 'b', ' ', 'c', 'o', 'x', '2', 'Z'];
 const OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'in', 'not in', 'null'];
-
-type Cell = string | number | null;
-type Cells = Record<string, Cell>;
-
-/** LIKE as the spec reads it: % any run, _ one character, case-insensitive (DESIGN 3.5). */
-function likes(value: string, pattern: string): boolean {
-  const source = [...pattern.toLowerCase()].map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
-  return new RegExp(`^${source}$`, 's').test(value.toLowerCase());
-}
-
-// MariaDB/MySQL compare text in a PAD SPACE collation (utf8mb4_bin): =, <, > and IN ignore
-// trailing spaces ('' = ' '), LIKE does not (README "Database engines"). With no character
-// below the space in these values, that is comparing with trailing spaces removed.
-const comparable = (x: unknown): unknown => (testEngine === 'mysql' && typeof x === 'string' ? x.replace(/ +$/, '') : x);
-
-/** One condition under SQL's rules: a null column satisfies only `null: true` (and an empty `not in`). */
-function holds(value: Cell, op: string, operand: unknown): boolean {
-  if (op === 'null') return operand === true ? value === null : value !== null;
-  if (op === 'not in' && Array.isArray(operand) && operand.length === 0) return true;
-  if (value === null) return false;
-  const raw = typeof value === 'number' ? value : String(value);
-  const v = comparable(raw) as typeof raw;
-  const o = (Array.isArray(operand) ? operand.map(comparable) : comparable(operand)) as typeof raw & unknown[];
-  switch (op) {
-    case '=': return v === o;
-    case '!=': return v !== o;
-    case '<': return v < o;
-    case '<=': return v <= o;
-    case '>': return v > o;
-    case '>=': return v >= o;
-    case 'like': return likes(String(raw), String(operand));
-    case 'not like': return !likes(String(raw), String(operand));
-    case 'in': return o.includes(v);
-    case 'not in': return !o.includes(v);
-  }
-  throw new Error(`no reference for ${op}`);
-}
 
 function assertAnswered(reply: Reply): void {
   assert.ok(reply.status >= 200 && reply.status < 500, `status ${reply.status}: ${reply.text.slice(0, 300)}`);
