@@ -49,20 +49,24 @@ export function planWrite(payload: Payload, stored: StoredDetails, adapter: Dial
     const target = relation.target();
     const storedRows = stored.get(relation) ?? NONE;
     const planned = rows.map((row): PlannedRow => {
-      const refused = (refusal: string): PlannedRow => ({ ...row, stored: null, op: 'refused', changes: null, refusal });
-      if (row.idError !== null) return refused(row.idError);
+      if (row.idError !== null) return plannedRow(row, null, 'refused', null, row.idError);
       const values = storedValues(target, row.fields, adapter);
-      if (row.id === null) return { ...row, stored: null, op: 'insert', changes: values, refusal: null };
+      if (row.id === null) return plannedRow(row, null, 'insert', values, null);
       const before = storedRows.get(row.id);
       // Another master's row, or no row: DESIGN.md 3.5.
-      if (before === undefined) return refused(`The selected ${name}.${row.index}.${target.primaryKey} is invalid.`);
-      return { ...row, stored: before, op: 'update', changes: changed(before, values), refusal: null };
+      if (before === undefined) return plannedRow(row, null, 'refused', null, `The selected ${name}.${row.index}.${target.primaryKey} is invalid.`);
+      return plannedRow(row, before, 'update', changed(before, values), null);
     });
     const named = new Set(rows.map((row) => row.id));
     const deletes = [...storedRows.keys()].filter((id) => !named.has(id));
     return { name, relation, target, rows: planned, deletes };
   });
   return { master: payload.master, details, errors: payload.errors };
+}
+
+/** One literal for every planned row: a single object shape on the write path's hot loop. */
+function plannedRow(row: PayloadRow, stored: Row | null, op: PlannedRow['op'], changes: Row | null, refusal: string | null): PlannedRow {
+  return { index: row.index, id: row.id, fields: row.fields, idError: row.idError, stored, op, changes, refusal };
 }
 
 /** The values that differ from the stored row's, or null when none does. */
