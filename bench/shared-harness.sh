@@ -12,6 +12,10 @@ rm -rf "$COPY/adapters" "$COPY/ceiling" "$COPY/lib" "$COPY/lua" "$COPY/peers"
 mkdir -p "$COPY/results"
 # -a keeps ceiling/node_modules a symlink to /tmp/peers/ceiling-deps (made by setup.sh)
 cp -a "$SHARED"/{adapters,ceiling,lib,lua,peers,run-all.mjs,gen-data.mjs,README.md} "$COPY/"
+# A read-only ../shared has no ceiling/node_modules link: point the copy at setup.sh's install.
+if [[ ! -e "$COPY/ceiling/node_modules" && -d /tmp/peers/ceiling-deps/node_modules ]]; then
+  ln -s /tmp/peers/ceiling-deps/node_modules "$COPY/ceiling/node_modules"
+fi
 (cd "$ROOT" && npm run build --silent)
 servers=(--servers "ceiling,$ROOT/bench/harness-adapter.mjs")
 [[ " $* " == *" --servers "* ]] && servers=()
