@@ -18,13 +18,14 @@ import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { buildApp } from './http/build-app.js';
 import { registerHealthRoutes } from './http/health-routes.js';
-import { MiddlewareRegistry } from './http/middleware.js';
+import { MiddlewareRegistry } from './kernel/middleware.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
 import { registerNotificationRoutes } from './notifications/notification-routes.js';
 import { NotificationSender } from './notifications/notification-sender.js';
 import { installRealtime } from './realtime/install-realtime.js';
+import { notificationChannel } from './notifications/notification-event.js';
 import type { PusherServer } from './realtime/pusher-server.js';
-import { openSharedState } from './redis/shared-state.js';
+import { openSharedState } from './shared-state.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -140,7 +141,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
-      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated, redis: shared.redis });
+      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated, channelOf: notificationChannel, redis: shared.redis });
       realtime = live.server;
       notifications = new NotificationSender({ database, broadcaster: live.broadcaster, log: app.log, clock });
       const inbox = new NotificationInbox(database, clock);

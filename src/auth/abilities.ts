@@ -1,6 +1,6 @@
 // Abilities (SPEC.md 5.1.4-6): `<domain>.<action>` names of a-z0-9_- segments. The grantable set
 // is exactly the abilities that routes declare in `svc.api:<a>,<b>` middleware.
-import { parseMiddleware } from '../http/middleware.js';
+import { parseMiddleware } from '../kernel/middleware.js';
 
 const ABILITY = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../database/database.js';
 import type { UnknownConnection } from '../database/unit-databases.js';
 import { errors } from '../errors.js';
-import '../http/request-state.js';
+import '../kernel/request-state.js';
 import type { Clock, FailureLimiter } from './failure-limiter.js';
 import { scopeRefusal } from './scope-check.js';
 import { decodeToken, sameHash } from './tokens/api-token.js';

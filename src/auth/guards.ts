@@ -5,7 +5,7 @@
 // - `svc.auth`: session mode only, 401 `{message: "Unauthenticated."}` without a session.
 // Authentication always runs before the CSRF check, so a write with neither is a 401.
 import { errors } from '../errors.js';
-import type { MiddlewareFactory } from '../http/middleware.js';
+import type { MiddlewareFactory } from '../kernel/middleware.js';
 import { checkAbilities } from './abilities.js';
 import { authenticateBearer, type BearerOptions } from './bearer-guard.js';
 import type { SessionAuth } from './session/session-auth.js';

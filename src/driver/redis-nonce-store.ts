@@ -3,7 +3,7 @@
 // lives as long as the memory store would keep it: until the signed timestamp could no longer
 // pass the clock-skew check.
 import type { Clock } from '../auth/failure-limiter.js';
-import type { SharedRedis } from '../redis/shared-redis.js';
+import type { SharedRedis } from '../kernel/shared-redis.js';
 import type { NonceStore } from './nonce-store.js';
 
 export function redisNonceStore(redis: SharedRedis, clock: Clock = Date.now): NonceStore {

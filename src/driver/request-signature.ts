@@ -7,7 +7,7 @@
 // only when there is one, never re-encoded or re-ordered; BODY the raw bytes (empty: the hash of
 // the empty string). The comparison is constant time.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '../auth/sha256.js';
+import { sha256Hex } from '../support/sha256.js';
 
 export const HEADER_TIMESTAMP = 'x-svc-timestamp';
 export const HEADER_NONCE = 'x-svc-nonce';

@@ -11,9 +11,9 @@ import { registerResourceRoutes, type ResourceRoute } from '../engine/routes.js'
 import { errors } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
 import { installErrorHandling } from './error-handler.js';
-import type { MiddlewareRegistry } from './middleware.js';
+import type { MiddlewareRegistry } from '../kernel/middleware.js';
 import { parseQueryString } from './query-string.js';
-import './request-state.js';
+import '../kernel/request-state.js';
 
 export interface AppOptions {
   readonly config: Config;

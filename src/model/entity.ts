@@ -3,7 +3,7 @@
 // checked and compiled at boot; the engine reads only the compiled form.
 import { parseRules, type ParsedRuleSet, type RuleSet } from './rules.js';
 import { readCasts, type CastType, type ReadCast } from './casts.js';
-import { compileObjectLiteral } from './object-literal.js';
+import { compileObjectLiteral } from '../support/object-literal.js';
 import type { Relation } from './relations/relation.js';
 
 export type Row = Record<string, unknown>;

@@ -3,8 +3,8 @@
 // and DESIGN.md 3.5. Handlers stay thin: the sender and the inbox own the work.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import type { Middleware } from '../http/middleware.js';
-import '../http/request-state.js';
+import type { Middleware } from '../kernel/middleware.js';
+import '../kernel/request-state.js';
 import type { NotificationInbox } from './notification-inbox.js';
 import type { NotificationRecord } from './notification-record.js';
 import type { NotificationSender } from './notification-sender.js';

@@ -5,7 +5,8 @@
 import type { Database, Db } from '../database/database.js';
 import { databaseLookup } from '../engine/validation/database-lookup.js';
 import { errors } from '../errors.js';
-import type { Broadcaster, WarnLog } from '../realtime/broadcaster.js';
+import type { Broadcaster } from '../realtime/broadcaster.js';
+import type { WarnLog } from '../support/warn-log.js';
 import { NOTIFICATION_EVENT, eventPayload, notificationChannel } from './notification-event.js';
 import { prepareNotification, type NotificationInput, type PreparedNotification } from './notification-input.js';
 import { NOTIFICATION_COLUMNS, toRecord, type NotificationRecord } from './notification-record.js';

@@ -14,8 +14,3 @@ export interface Broadcaster {
   /** Delivers the events; rejects when the push server cannot be reached in time. */
   publish(events: readonly BroadcastEvent[]): Promise<void>;
 }
-
-/** The part of a pino logger that real-time failures are reported through. */
-export interface WarnLog {
-  warn(details: object, message: string): void;
-}

@@ -6,9 +6,8 @@
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { errors, type ErrorBag } from '../errors.js';
-import type { Middleware } from '../http/middleware.js';
-import '../http/request-state.js';
-import { notificationChannel } from '../notifications/notification-event.js';
+import type { Middleware } from '../kernel/middleware.js';
+import '../kernel/request-state.js';
 import { channelAuth, type PusherCredentials } from './pusher-signatures.js';
 
 export const AUTH_ENDPOINT = '/broadcasting/auth-notifications';
@@ -18,6 +17,8 @@ export interface ChannelAuthOptions {
   readonly credentials: PusherCredentials;
   /** The `svc.auth` middleware: session and CSRF. */
   readonly authenticated: Middleware;
+  /** The one private channel a user may subscribe to (the notifications' own, SPEC.md 6). */
+  readonly channelOf: (userId: number) => string;
 }
 
 export function registerChannelAuthRoute(app: FastifyInstance, options: ChannelAuthOptions): void {
@@ -33,7 +34,7 @@ export function registerChannelAuthRoute(app: FastifyInstance, options: ChannelA
       if (typeof channel !== 'string' || channel === '') bag.channel_name = ['The channel name field is required.'];
       if (Object.keys(bag).length > 0) throw errors.validation(bag);
       const userId = request.svc?.scope.userId;
-      if (userId == null || channel !== notificationChannel(userId)) throw errors.unauthorized();
+      if (userId == null || channel !== options.channelOf(userId)) throw errors.unauthorized();
       return { auth: channelAuth(options.credentials, String(socketId), channel) };
     });
   });

@@ -5,8 +5,8 @@
 // With Redis, what this instance delivers to its sockets also reaches every other instance's.
 import type { FastifyInstance } from 'fastify';
 import type { RealtimeConfig } from '../config/config.js';
-import type { Middleware } from '../http/middleware.js';
-import type { SharedRedis } from '../redis/shared-redis.js';
+import type { Middleware } from '../kernel/middleware.js';
+import type { SharedRedis } from '../kernel/shared-redis.js';
 import type { Broadcaster } from './broadcaster.js';
 import { registerChannelAuthRoute } from './channel-auth-route.js';
 import { registerEventsApi } from './events-api-routes.js';
@@ -22,6 +22,8 @@ export interface RealtimeOptions {
   readonly clock: () => number;
   /** The `svc.auth` middleware. */
   readonly authenticated: Middleware;
+  /** A user's private channel: the notifications' one, passed in so real time knows none. */
+  readonly channelOf: (userId: number) => string;
   /** REDIS_URL's connections: fan-out to the other instances; null for this instance alone. */
   readonly redis?: SharedRedis | null;
 }
@@ -34,8 +36,8 @@ export interface Realtime {
 }
 
 export function installRealtime(app: FastifyInstance, options: RealtimeOptions): Realtime {
-  const { config, authenticated, clock } = options;
-  registerRealtimeSettingsRoute(app, { config, authenticated });
+  const { config, authenticated, clock, channelOf } = options;
+  registerRealtimeSettingsRoute(app, { config, authenticated, channelOf });
   if (!config.enabled) return { broadcaster: null, server: null };
 
   const credentials = { appId: config.appId, key: config.key, secret: options.secret };
@@ -54,7 +56,7 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
     local = fanout;
   }
   registerEventsApi(app, { credentials, local, clock });
-  registerChannelAuthRoute(app, { credentials, authenticated });
+  registerChannelAuthRoute(app, { credentials, authenticated, channelOf });
   const broadcaster = config.external ? httpBroadcaster({ endpoint: config.external, credentials, clock }) : local;
   return { broadcaster, server };
 }

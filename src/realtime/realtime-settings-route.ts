@@ -4,9 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { RealtimeConfig } from '../config/config.js';
 import { errors } from '../errors.js';
-import type { Middleware } from '../http/middleware.js';
-import '../http/request-state.js';
-import { notificationChannel } from '../notifications/notification-event.js';
+import type { Middleware } from '../kernel/middleware.js';
+import '../kernel/request-state.js';
 import { AUTH_ENDPOINT } from './channel-auth-route.js';
 
 /** pusher-js 8 requires a cluster even when wsHost points elsewhere; any value does. */
@@ -16,6 +15,8 @@ export interface RealtimeSettingsOptions {
   readonly config: RealtimeConfig;
   /** The `svc.auth` middleware. */
   readonly authenticated: Middleware;
+  /** The session user's private channel. */
+  readonly channelOf: (userId: number) => string;
 }
 
 export function registerRealtimeSettingsRoute(app: FastifyInstance, options: RealtimeSettingsOptions): void {
@@ -37,7 +38,7 @@ export function registerRealtimeSettingsRoute(app: FastifyInstance, options: Rea
       path: `/app/${config.key}`,
       force_tls: tls,
       auth_endpoint: AUTH_ENDPOINT,
-      channel: notificationChannel(userId),
+      channel: options.channelOf(userId),
     };
   });
 }

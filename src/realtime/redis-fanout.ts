@@ -4,8 +4,9 @@
 // instance, which delivers it to its own sockets. Each message names the instance it came from,
 // and an instance skips its own: its sockets already have the event, and get it once.
 import { randomUUID } from 'node:crypto';
-import type { SharedRedis } from '../redis/shared-redis.js';
-import type { BroadcastEvent, Broadcaster, WarnLog } from './broadcaster.js';
+import type { SharedRedis } from '../kernel/shared-redis.js';
+import type { WarnLog } from '../support/warn-log.js';
+import type { BroadcastEvent, Broadcaster } from './broadcaster.js';
 
 export interface RedisFanoutOptions {
   readonly redis: SharedRedis;

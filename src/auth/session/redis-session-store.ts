@@ -4,7 +4,7 @@
 // abandoned keys go away, so it is generously longer than the idle time. The acting user, unit
 // and company are read from the system database, fresh on every request as with the table.
 import type { Database } from '../../database/database.js';
-import type { SharedRedis } from '../../redis/shared-redis.js';
+import type { SharedRedis } from '../../kernel/shared-redis.js';
 import { findIdentity } from '../identity-query.js';
 import type { SessionStore } from './session-store.js';
 

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../database/database.js';
 import type { UnknownConnection } from '../../database/unit-databases.js';
 import { errors } from '../../errors.js';
-import '../../http/request-state.js';
+import '../../kernel/request-state.js';
 import type { Clock } from '../failure-limiter.js';
 import { scopeRefusal, type ScopeFacts } from '../scope-check.js';
 import { sessionKey, type SessionStore } from './session-store.js';

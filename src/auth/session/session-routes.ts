@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../database/database.js';
 import { errors } from '../../errors.js';
-import type { Middleware } from '../../http/middleware.js';
+import type { Middleware } from '../../kernel/middleware.js';
 import type { FailureLimiter } from '../failure-limiter.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import type { SessionAuth } from './session-auth.js';

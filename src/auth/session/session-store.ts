@@ -1,7 +1,7 @@
 // Sessions of the admin front end, stored in the sessions table (Redis comes with the scale-out
 // work behind the same interface). The row key is the SHA-256 of the session id, so the table
 // never holds a usable credential; the lookup joins the acting user, unit and company.
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../../support/sha256.js';
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';

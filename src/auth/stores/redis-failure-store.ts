@@ -2,7 +2,7 @@
 // per IP under `<prefix>auth-failures:<ip>` holding the current window. Counting is one Lua
 // script, so instances failing the same IP at once never lose an increment. The window is the
 // limiter's, on the injected clock; the Redis TTL only clears idle IPs away.
-import type { SharedRedis } from '../../redis/shared-redis.js';
+import type { SharedRedis } from '../../kernel/shared-redis.js';
 import type { FailureStore } from '../failure-limiter.js';
 
 // KEYS[1] the IP's window; ARGV now (ms), window length (ms), TTL (ms). Starts a window of one

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../database/database.js';
 import { errors } from '../../errors.js';
-import type { Middleware } from '../../http/middleware.js';
+import type { Middleware } from '../../kernel/middleware.js';
 import { createToken, listTokens, revokeToken } from './token-service.js';
 import { idOf } from '../../model/casts.js';
 

@@ -8,7 +8,7 @@ import { paramList, paramListValues, runCached, statementSite } from '../../data
 import type { Connections } from '../connections.js';
 import { readCasts } from '../casts.js';
 import type { Row } from '../entity.js';
-import { compileObjectLiteral } from '../object-literal.js';
+import { compileObjectLiteral } from '../../support/object-literal.js';
 import { scopeConditions, scopeKey, type Scope } from '../scope.js';
 import type { BelongsTo, HasMany } from './relation.js';
 

@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database, Db } from '../../database.js';
 import { registerDirectReader, registerDirectTransaction, type DirectExecutor } from '../../query-cache.js';
-import { compileObjectLiteral } from '../../../model/object-literal.js';
+import { compileObjectLiteral } from '../../../support/object-literal.js';
 import { sqliteAdapter } from './adapter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';

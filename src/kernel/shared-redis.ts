@@ -4,7 +4,7 @@
 // else). Every key and channel starts with REDIS_PREFIX. The only module that opens ioredis.
 import { Redis, type RedisOptions } from 'ioredis';
 import type { RedisConfig } from '../config/config.js';
-import type { WarnLog } from '../realtime/broadcaster.js';
+import type { WarnLog } from '../support/warn-log.js';
 
 export interface SharedRedis {
   /** The command connection. */
