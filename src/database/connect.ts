@@ -1,6 +1,7 @@
 // DATABASE_URL -> an open Database. Only this file chooses among the dialect folders.
 import { MysqlAdapter, PostgresAdapter } from 'kysely';
-import type { Database, Db } from './database.js';
+import type { Database } from './database.js';
+import type { Db } from './db.js';
 import type { DialectAdapter } from './dialects/dialect-adapter.js';
 import { mysqlAdapter } from './dialects/mysql/adapter.js';
 import { postgresAdapter } from './dialects/postgres/adapter.js';
@@ -10,7 +11,8 @@ import { mysqlRawSql } from './dialects/mysql/raw-sql.js';
 import type { PoolOptions } from './dialects/pool-options.js';
 import { connectPostgres } from './dialects/postgres/connect.js';
 import { postgresRawSql } from './dialects/postgres/raw-sql.js';
-import { connectSqlite, type SqliteOptions } from './dialects/sqlite/connect.js';
+import { connectSqlite } from './dialects/sqlite/connect.js';
+import type { SqliteOptions } from './dialects/sqlite/options.js';
 import { sqliteRawSql } from './dialects/sqlite/raw-sql.js';
 import type { RawSql, RawSqlLimits } from './raw-sql.js';
 

@@ -1,14 +1,7 @@
 // One open database: the Kysely instance, the adapter of its dialect, and how to close it.
-import type { Kysely } from 'kysely';
+import type { Db } from './db.js';
 import type { DialectAdapter } from './dialects/dialect-adapter.js';
 
-/**
- * Tables are declared at run time by entities (src/model), so the query builder is untyped
- * here; every identifier that reaches it comes from an entity or resource definition checked
- * at boot, never from a request.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Db = Kysely<any>;
 
 export interface Database {
   readonly db: Db;

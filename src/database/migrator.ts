@@ -1,7 +1,7 @@
 // Runs Kysely's migrator over the two ordered sets: system tables (the main database only) and
 // data tables (the main database and every unit database). Reports instead of throwing raw.
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 import * as data0001 from './migrations/data/0001-import-templates.js';

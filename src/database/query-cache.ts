@@ -3,7 +3,7 @@
 // later requests only fill in the parameter values. Kysely's prepared-statement cache (see
 // dialects/sqlite/connect.ts) then finds the same SQL text every time.
 import { CompiledQuery, sql, type Compilable, type RawBuilder } from 'kysely';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 
 const SENTINEL = '\u0000svc-param:';
 const LIMIT = 2000;

@@ -1,7 +1,7 @@
 // The engine's INSERT, UPDATE and DELETE statements through the query cache (query-cache.ts):
 // each shape (table, columns, number of rows or keys) is built and compiled once, later writes
 // only bind values. Identifiers come from entity definitions checked at boot, never a request.
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import { param, paramList, paramListValues, runCached, statementSite } from './query-cache.js';
 
 type Values = Readonly<Record<string, unknown>>;

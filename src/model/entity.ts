@@ -4,12 +4,35 @@
 import { parseRules, type ParsedRuleSet, type RuleSet } from './rules.js';
 import { readCasts, type CastType, type ReadCast } from './casts.js';
 import { compileObjectLiteral } from '../support/object-literal.js';
-import type { Relation } from './relations/relation.js';
 
 export type Row = Record<string, unknown>;
 
 /** Where an entity's table lives: the system database, or the data database of the caller's unit. */
 export type Storage = 'system' | 'data';
+
+// Relation kinds (relations/relation.ts builds them), declared with Entity: each refers to the other.
+
+export interface BelongsTo {
+  readonly kind: 'belongsTo';
+  readonly target: () => Entity;
+  /** Column on the owning entity holding the target's key. */
+  readonly foreignKey: string;
+  /** Key on the target, usually its primary key. */
+  readonly ownerKey: string;
+  /** The target columns to load (all visible ones when absent), e.g. only a user's id and name. */
+  readonly columns: readonly string[] | null;
+}
+
+export interface HasMany {
+  readonly kind: 'hasMany';
+  readonly target: () => Entity;
+  /** Column on the target that holds this entity's key. */
+  readonly foreignKey: string;
+  /** Key on this entity, usually its primary key. */
+  readonly localKey: string;
+}
+
+export type Relation = BelongsTo | HasMany;
 
 export interface EntityDefinition {
   /** The entity type name, also what a resource's `model` may name. */

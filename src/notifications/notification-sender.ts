@@ -2,7 +2,8 @@
 // per recipient in one transaction, then attempt the real-time push. Persistence never depends
 // on the push server: the records are committed first, and a failed or slow push is logged,
 // never thrown (the HTTP broadcaster bounds its own time).
-import type { Database, Db } from '../database/database.js';
+import type { Database } from '../database/database.js';
+import type { Db } from '../database/db.js';
 import { databaseLookup } from '../engine/validation/database-lookup.js';
 import { errors } from '../errors.js';
 import type { Broadcaster } from '../realtime/broadcaster.js';

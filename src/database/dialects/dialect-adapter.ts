@@ -1,7 +1,7 @@
 // The one place engine differences are described: every dialect folder exports an adapter with
 // the same capabilities (STYLE.md example 3). The engine asks the adapter; it never checks names.
 import type { Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { Db } from '../database.js';
+import type { Db } from '../db.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 

@@ -1,6 +1,6 @@
 // Column types per engine for the migrations, so each migration is written once.
 import { MysqlAdapter, PostgresAdapter, type ColumnDataType, type CreateTableBuilder, type DropIndexBuilder, sql, type Expression } from 'kysely';
-import type { Db } from '../database.js';
+import type { Db } from '../db.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Table = CreateTableBuilder<any, any>;

@@ -1,7 +1,7 @@
 // defineResource(): checks a resource configuration against its entity at boot and compiles
 // what every request needs (STYLE.md example 4). A wrong name fails here with a clear message.
 import { entityNamed, type Entity } from '../../model/entity.js';
-import type { BelongsTo, HasMany } from '../../model/relations/relation.js';
+import type { BelongsTo, HasMany } from '../../model/entity.js';
 import { compileProjection, projectionRoots, type Projector } from '../output/projection.js';
 import { DEFAULTS, type ResourceConfig, type Transformer, type AuthorizationRequest, type Action } from './resource-config.js';
 

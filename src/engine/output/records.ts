@@ -5,7 +5,7 @@
 // full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Db } from '../../database/database.js';
+import type { Db } from '../../database/db.js';
 import { param, runCached, statementSite, type KeyPart } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Entity, Row } from '../../model/entity.js';
@@ -19,7 +19,7 @@ import {
   loadBelongsTo,
   loadHasMany,
 } from '../../model/relations/eager-load.js';
-import type { BelongsTo, HasMany } from '../../model/relations/relation.js';
+import type { BelongsTo, HasMany } from '../../model/entity.js';
 import type { Resource } from '../definition/define-resource.js';
 import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 

@@ -3,7 +3,7 @@
 // Shapes a column cannot hold are refused here with field errors, so no driver ever sees them.
 import { rowIdOf, storableAs, type CastType } from '../../model/casts.js';
 import type { Entity, Row } from '../../model/entity.js';
-import type { HasMany } from '../../model/relations/relation.js';
+import type { HasMany } from '../../model/entity.js';
 import { errors, type ErrorBag } from '../../errors.js';
 import type { Resource } from '../definition/define-resource.js';
 import { attributeName } from '../validation/messages.js';

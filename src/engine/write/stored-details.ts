@@ -7,7 +7,7 @@ import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js'
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import type { HasMany } from '../../model/relations/relation.js';
+import type { HasMany } from '../../model/entity.js';
 import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
 import { embeddedRelations, findStoredRow, storedDetailRows } from '../output/records.js';

@@ -4,7 +4,7 @@
 // stored rows are deleted. Validation and synchronisation both read the plan, nothing else.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import type { Entity, Row } from '../../model/entity.js';
-import type { HasMany } from '../../model/relations/relation.js';
+import type { HasMany } from '../../model/entity.js';
 import type { ErrorBag } from '../../errors.js';
 import type { Payload, PayloadRow } from './payload.js';
 import { storedValues } from './stored-values.js';

@@ -10,7 +10,7 @@ import { readCasts } from '../casts.js';
 import type { Row } from '../entity.js';
 import { compileObjectLiteral } from '../../support/object-literal.js';
 import { scopeConditions, scopeKey, type Scope } from '../scope.js';
-import type { BelongsTo, HasMany } from './relation.js';
+import type { BelongsTo, HasMany } from '../entity.js';
 
 const BELONGS_TO_ROWS = statementSite('belongs-to rows');
 const HAS_MANY_ROWS = statementSite('has-many rows');

@@ -1,27 +1,6 @@
-// Relation kinds. Targets are thunks so entities can refer to each other in any order.
-import type { Entity } from '../entity.js';
-
-export interface BelongsTo {
-  readonly kind: 'belongsTo';
-  readonly target: () => Entity;
-  /** Column on the owning entity holding the target's key. */
-  readonly foreignKey: string;
-  /** Key on the target, usually its primary key. */
-  readonly ownerKey: string;
-  /** The target columns to load (all visible ones when absent), e.g. only a user's id and name. */
-  readonly columns: readonly string[] | null;
-}
-
-export interface HasMany {
-  readonly kind: 'hasMany';
-  readonly target: () => Entity;
-  /** Column on the target that holds this entity's key. */
-  readonly foreignKey: string;
-  /** Key on this entity, usually its primary key. */
-  readonly localKey: string;
-}
-
-export type Relation = BelongsTo | HasMany;
+// The relation kinds' constructors (their types live with Entity in ../entity.ts: each refers to
+// the other). Targets are thunks so entities can refer to each other in any order.
+import type { BelongsTo, Entity, HasMany } from '../entity.js';
 
 export function belongsTo(
   target: () => Entity,

@@ -2,7 +2,8 @@
 // timestamps read as text, so stored values never pass through the process's local time zone.
 import { createPool, type Pool } from 'mysql2';
 import { Kysely, MysqlDialect, sql, type MysqlPool } from 'kysely';
-import type { Database, Db } from '../../database.js';
+import type { Database } from '../../database.js';
+import type { Db } from '../../db.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { mysqlAdapter } from './adapter.js';
 import { checkoutWithin } from './checkout.js';

@@ -3,7 +3,8 @@
 // on the other engines.
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import type { Database, Db } from '../../database.js';
+import type { Database } from '../../database.js';
+import type { Db } from '../../db.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
 

@@ -3,7 +3,7 @@
 // request pays for copying the pages into the database file and for its fsyncs. With the
 // thread, a commit only appends to the WAL (README "SQLite durability": the same guarantees).
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SqliteOptions } from './connect.js';
+import type { SqliteOptions } from './options.js';
 import { startWorkerThread } from './worker-thread.js';
 
 export interface CheckpointJob {

@@ -6,19 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { Database, Db } from '../../database.js';
+import type { Database } from '../../database.js';
+import type { Db } from '../../db.js';
 import { registerDirectReader, registerDirectTransaction, type DirectExecutor } from '../../query-cache.js';
 import { compileObjectLiteral } from '../../../support/object-literal.js';
 import { sqliteAdapter } from './adapter.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import type { SqliteOptions } from './options.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
-
-export interface SqliteOptions {
-  readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
-  readonly cacheSizeKib: number;
-  /** WAL checkpoints in a thread of their own instead of in the committing connection. */
-  readonly backgroundCheckpoint: boolean;
-}
 
 const STATEMENT_CACHE_LIMIT = 1000;
 

@@ -1,7 +1,7 @@
 // Data tables: import templates, their detail rows and their run logs. These live in a unit's
 // own database when the unit has a connection (DESIGN.md 3.5), so they hold no foreign keys to
 // system tables (users, groups, units): the resource rules check those ids instead.
-import type { Db } from '../../database.js';
+import type { Db } from '../../db.js';
 import { columnTypes } from '../column-types.js';
 
 export async function up(db: Db): Promise<void> {

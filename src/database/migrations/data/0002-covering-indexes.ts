@@ -6,7 +6,7 @@
 //   table row per candidate. It replaces (active, created_at), its prefix.
 // Each new index is made before the old one goes: MySQL refuses to drop the only index that
 // serves a foreign key.
-import type { Db } from '../../database.js';
+import type { Db } from '../../db.js';
 import { columnTypes } from '../column-types.js';
 
 export async function up(db: Db): Promise<void> {

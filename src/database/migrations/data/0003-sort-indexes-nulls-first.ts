@@ -6,7 +6,7 @@
 // first` serves both: forwards for asc, backwards for desc. SQLite's and MySQL's plain indexes
 // already put NULL first, so there this migration does nothing.
 import { sql } from 'kysely';
-import type { Db } from '../../database.js';
+import type { Db } from '../../db.js';
 import { adapterOf } from '../../connect.js';
 
 // name, table, the key columns; `*` marks the sort column

@@ -1,5 +1,5 @@
 // System tables (DESIGN.md 3.3): companies, units, users, their links, groups and API tokens.
-import type { Db } from '../../database.js';
+import type { Db } from '../../db.js';
 import { columnTypes } from '../column-types.js';
 
 export async function up(db: Db): Promise<void> {

@@ -1,5 +1,5 @@
 // System tables for sessions, notifications (SPEC.md 6) and the per-IP failure counters.
-import type { Db } from '../../database.js';
+import type { Db } from '../../db.js';
 import { columnTypes } from '../column-types.js';
 
 export async function up(db: Db): Promise<void> {
