@@ -1,5 +1,7 @@
 // What an action needs from its caller: the databases of the request and who is acting.
 import type { Database } from '../database/database.js';
+import { driverError } from '../database/driver-errors.js';
+import { HttpError } from '../errors.js';
 import type { Connections } from '../model/connections.js';
 import type { Scope } from '../model/scope.js';
 import type { AuthorizationRequest } from './definition/resource-config.js';
@@ -19,10 +21,18 @@ export function connectionsOf(context: EngineContext): Connections {
   return { system: context.system.db, data: context.data.db };
 }
 
-/** Runs `work` in one transaction of the data database; system reads join it when shared. */
-export function inTransaction<T>(context: EngineContext, work: (connections: Connections) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in one transaction of the data database; system reads join it when shared. A
+ * driver error is answered as svc's (database/driver-errors.ts): a constraint the rules did not
+ * foresee is a 422 under the record, whoever invoked the action.
+ */
+export async function inTransaction<T>(context: EngineContext, work: (connections: Connections) => Promise<T>): Promise<T> {
   const shared = context.system === context.data;
-  return context.data.transaction((trx) => work({ system: shared ? trx : context.system.db, data: trx }));
+  try {
+    return await context.data.transaction((trx) => work({ system: shared ? trx : context.system.db, data: trx }));
+  } catch (error) {
+    throw error instanceof HttpError ? error : (driverError(error, [context.data.adapter, context.system.adapter], 'record') ?? error);
+  }
 }
 
 /** The dialect adapter of the database that stores `storage`. */

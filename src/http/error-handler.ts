@@ -4,7 +4,7 @@
 // else is a 500 whose stack is shown only with APP_DEBUG=true and never an HTML page.
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
-import { INVALID_VALUE } from '../engine/write/translate-write-error.js';
+import { driverError } from '../database/driver-errors.js';
 import { errors, HttpError } from '../errors.js';
 
 /** The request's media type without parameters; Fastify's 415 error does not carry it. */
@@ -28,16 +28,9 @@ function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: 
   return null;
 }
 
-/** The 503 of a database that could not serve the request, asked of the adapters in use. */
-function fromDatabase(error: unknown, adapters: readonly DialectAdapter[]): HttpError | null {
-  for (const adapter of adapters) {
-    const kind = adapter.translateError(error)?.kind;
-    if (kind === 'unavailable') return errors.serviceUnavailable();
-    if (kind === 'timeout') return errors.databaseTimeout();
-    // Reads reach here (writes are translated by the engine): a filter value of the wrong type.
-    if (kind === 'invalid-value') return errors.validation({ filters: [INVALID_VALUE] });
-  }
-  return null;
+/** A driver error as svc's answer; a read's unfit value came from its filters (a GET's input). */
+function fromDatabase(error: unknown, request: FastifyRequest, adapters: readonly DialectAdapter[]): HttpError | null {
+  return driverError(error, adapters, request.method === 'GET' || request.method === 'HEAD' ? 'filters' : 'record');
 }
 
 export interface ErrorHandlingOptions {
@@ -53,11 +46,11 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
     return reply.code(error.status).send(error.body);
   });
   app.setErrorHandler((raw: FastifyError, request, reply) => {
-    let error = raw instanceof HttpError ? raw : fromDatabase(raw, options.adapters) ?? fromFramework(raw, request, options.bodyLimit);
-    if (error?.status === 503 && !(raw instanceof HttpError)) {
-      // A database that could not serve the request; a 503 the service raised itself (a unit's
-      // unconfigured connection) was already logged where it was decided.
-      request.log.warn({ err: raw }, error.body.message as string);
+    let error = raw instanceof HttpError ? raw : fromDatabase(raw, request, options.adapters) ?? fromFramework(raw, request, options.bodyLimit);
+    if (error?.status === 503 && error.cause !== undefined) {
+      // A database that could not serve the request (its driver's error is the cause); a 503 the
+      // service raised itself (a unit's unconfigured connection) was logged where it was decided.
+      request.log.warn({ err: error.cause }, error.body.message as string);
     } else if (!error) {
       request.log.error({ err: raw }, 'unhandled error');
       error = errors.server(

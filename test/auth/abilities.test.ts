@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/database/database.js';
 import type { ResourceRoute } from '../../src/engine/routes.js';
 import { buildApp } from '../../src/http/build-app.js';
-import { MiddlewareRegistry } from '../../src/http/middleware.js';
+import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { assertJson, httpRequest, type Reply } from '../helpers/http.js';
 import { assertBearer401, bearer, issue } from '../helpers/bearer.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';

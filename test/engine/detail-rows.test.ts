@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';
-import { MiddlewareRegistry } from '../../src/http/middleware.js';
+import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';

@@ -33,7 +33,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import { assertJson, freshTimestamp, type Reply } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 import { seedGroups, seedUsers } from '../helpers/seed.js';

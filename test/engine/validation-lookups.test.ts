@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
-import { MiddlewareRegistry } from '../../src/http/middleware.js';
+import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';

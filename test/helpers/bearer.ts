@@ -6,7 +6,7 @@ import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import { startService, type Service } from '../../src/service.js';
 import { httpRequest, JSON_TYPE, type Reply, type RequestOptions } from './http.js';
 import { ADMIN_PASSWORD, type TestServer } from './test-server.js';

@@ -2,7 +2,7 @@
 // limits hold"): placeholders, the catalog's names for declared types, what "the schema" is, and
 // statements only one engine has.
 import { sql } from 'kysely';
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import { testEngine } from './engines.js';
 
 /** The n-th positional placeholder (from 1): `?` on SQLite and MariaDB/MySQL, `$n` on PostgreSQL. */

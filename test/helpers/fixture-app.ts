@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/database/database.js';
 import type { ResourceRoute } from '../../src/engine/routes.js';
 import { buildApp } from '../../src/http/build-app.js';
-import { MiddlewareRegistry } from '../../src/http/middleware.js';
+import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { httpRequest, type Reply, type RequestOptions } from './http.js';
 
 export interface FixtureApp {

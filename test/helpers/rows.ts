@@ -2,7 +2,7 @@
 // engine's way, and timestamps (`*_at` columns given as ISO strings or Dates) stored in the
 // engine's form.
 import { adapterOf } from '../../src/database/connect.js';
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 
 /** `values` with every `*_at` timestamp in the engine's stored form. */
 export function storedRow(db: Db, values: Record<string, unknown>): Record<string, unknown> {

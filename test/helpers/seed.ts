@@ -1,5 +1,5 @@
 // Rows the tests start from, written straight to the database (set-up, not behaviour under test).
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import { insertRow } from './rows.js';
 
 const now = () => new Date().toISOString();

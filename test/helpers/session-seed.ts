@@ -1,7 +1,7 @@
 // Rows the session tests start from, written straight to the database (set-up, not behaviour
 // under test): users who can log in (a real password hash), units, and user-unit links.
 import { hashPassword } from '../../src/auth/passwords.js';
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import { insertRow } from './rows.js';
 
 const now = () => new Date().toISOString();

@@ -1,7 +1,7 @@
 // Import templates written straight to the database (set-up, not behaviour under test), each
 // returned as the JSON record the resource must answer for it (SPEC.md 2.3, DESIGN.md 3.6:
 // creator, detail rows and every <relation>_count), and table snapshots for "nothing saved".
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import { insertRow } from './rows.js';
 
 export interface DetailRow {

@@ -6,7 +6,7 @@ import Echo from 'laravel-echo';
 import PusherModule from 'pusher-js';
 import WebSocket from 'ws';
 import { hashPassword } from '../../src/auth/passwords.js';
-import type { Db } from '../../src/database/database.js';
+import type { Db } from '../../src/database/db.js';
 import type { Reply } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { summaryMessage } from '../../src/errors.js';
-import { attributeName } from '../../src/engine/validation/messages.js';
+import { attributeName } from '../../src/support/attribute-name.js';
 import { parseRules } from '../../src/model/rules.js';
 import {
   validateAll,

@@ -5,7 +5,6 @@ import { errors } from '../../errors.js';
 import { adapterFor, inTransaction, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findStoredRow } from '../output/records.js';
-import { translateWriteError } from '../write/translate-write-error.js';
 import { parseKey } from './record-key.js';
 
 export const DELETED = Object.freeze({ message: 'Resource deleted successfully' });
@@ -15,20 +14,16 @@ export async function destroy(resource: Resource, context: EngineContext, id: un
   const key = parseKey(resource, id);
   if (key === null) throw errors.resourceNotFound();
   const adapter = adapterFor(context, entity.storage);
-  try {
-    await inTransaction(context, async (connections) => {
-      const db = connections[entity.storage];
-      const existing = await findStoredRow(db, resource, context.scope, key, adapter);
-      if (!existing) throw errors.resourceNotFound();
-      const masterKey = existing[entity.primaryKey];
-      for (const relation of resource.details.values()) {
-        const target = relation.target();
-        await deleteWhere(connections[target.storage], target.table, { [relation.foreignKey]: masterKey });
-      }
-      await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
-    });
-  } catch (error) {
-    throw translateWriteError(error, adapter);
-  }
+  await inTransaction(context, async (connections) => {
+    const db = connections[entity.storage];
+    const existing = await findStoredRow(db, resource, context.scope, key, adapter);
+    if (!existing) throw errors.resourceNotFound();
+    const masterKey = existing[entity.primaryKey];
+    for (const relation of resource.details.values()) {
+      const target = relation.target();
+      await deleteWhere(connections[target.storage], target.table, { [relation.foreignKey]: masterKey });
+    }
+    await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
+  });
   return DELETED;
 }

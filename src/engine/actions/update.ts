@@ -11,7 +11,6 @@ import { readPayload } from '../write/payload.js';
 import { loadStoredRecord } from '../write/stored-details.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
-import { translateWriteError } from '../write/translate-write-error.js';
 import { validateWrite } from '../write/validate-write.js';
 import { planWrite } from '../write/write-plan.js';
 import { parseKey } from './record-key.js';
@@ -24,27 +23,23 @@ export async function update(resource: Resource, context: EngineContext, id: unk
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const changes = await storedMasterValues(entity, payload.master, adapter);
-  try {
-    return await inTransaction(context, async (connections) => {
-      const db = connections[entity.storage];
-      const found = await loadStoredRecord(connections, resource, context.scope, key, adapter, payload.details);
-      if (!found) throw errors.resourceNotFound();
-      const { existing, stored } = found;
-      const masterKey = existing[entity.primaryKey];
-      const plan = planWrite(payload, stored, adapter);
-      await validateWrite(connections, context.scope, resource, Number(masterKey), existing, plan);
-      const now = new Date();
-      const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
-      const master = touched ? { ...changes, ...timestampValues(entity, adapter, now, 'update') } : {};
-      // A details-only write on an entity without updated_at has nothing to set on the master.
-      if (Object.keys(master).length > 0) {
-        await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
-      }
-      await syncDetails(connections, plan, masterKey, context.scope, adapter, now);
-      const record = await findRecord(connections, resource, context.scope, adapter, entity.primaryKey, masterKey);
-      return resource.show(record ?? {});
-    });
-  } catch (error) {
-    throw translateWriteError(error, adapter);
-  }
+  return await inTransaction(context, async (connections) => {
+    const db = connections[entity.storage];
+    const found = await loadStoredRecord(connections, resource, context.scope, key, adapter, payload.details);
+    if (!found) throw errors.resourceNotFound();
+    const { existing, stored } = found;
+    const masterKey = existing[entity.primaryKey];
+    const plan = planWrite(payload, stored, adapter);
+    await validateWrite(connections, context.scope, resource, Number(masterKey), existing, plan);
+    const now = new Date();
+    const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
+    const master = touched ? { ...changes, ...timestampValues(entity, adapter, now, 'update') } : {};
+    // A details-only write on an entity without updated_at has nothing to set on the master.
+    if (Object.keys(master).length > 0) {
+      await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
+    }
+    await syncDetails(connections, plan, masterKey, context.scope, adapter, now);
+    const record = await findRecord(connections, resource, context.scope, adapter, entity.primaryKey, masterKey);
+    return resource.show(record ?? {});
+  });
 }

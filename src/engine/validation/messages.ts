@@ -34,15 +34,6 @@ export const MESSAGES = {
   unique: 'The :attribute has already been taken.',
 } as const satisfies Record<Exclude<CheckRule['name'], 'max' | 'min'>, string>;
 
-/**
- * Project decision: a top-level field reads naturally ("mapping json"), while a
- * detail-row key keeps its full dotted path ("groups.0.group_id") so clients can
- * map the message back to the row.
- */
-export function attributeName(field: string, prefix = ''): string {
-  return prefix === '' ? field.replaceAll('_', ' ') : prefix + field;
-}
-
 export function requiredMessage(attribute: string): string {
   return fill(REQUIRED_MESSAGE, { attribute });
 }

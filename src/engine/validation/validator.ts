@@ -1,7 +1,8 @@
 // Validates a master record and all its detail rows in one pass. Pure checks run
 // first; exists/unique values are then gathered across every unit so the database
 // sees one query per table/column instead of one per row.
-import { attributeName, messageFor, requiredMessage, type SizeType } from './messages.js';
+import { attributeName } from '../../support/attribute-name.js';
+import { messageFor, requiredMessage, type SizeType } from './messages.js';
 import type { ErrorBag } from '../../errors.js';
 import type { DbRule, FieldRules, ParsedRuleSet, PureRule } from '../../model/rules.js';
 

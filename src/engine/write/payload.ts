@@ -6,7 +6,7 @@ import type { Entity, Row } from '../../model/entity.js';
 import type { HasMany } from '../../model/entity.js';
 import { errors, type ErrorBag } from '../../errors.js';
 import type { Resource } from '../definition/define-resource.js';
-import { attributeName } from '../validation/messages.js';
+import { attributeName } from '../../support/attribute-name.js';
 
 /** One row of a detail relation as the payload sent it. */
 export interface PayloadRow {
