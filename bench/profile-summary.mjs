@@ -12,7 +12,9 @@ const prof = JSON.parse(fs.readFileSync(file, 'utf8'));
 
 const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
 const self = new Map(); // node id -> microseconds
-prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+prof.samples.forEach((id, i) => {
+  self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
+});
 
 // which package a frame belongs to: node_modules/<pkg>, svc's dist/<dir>, node internals, V8/native
 function group(url, name) {

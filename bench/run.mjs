@@ -186,7 +186,7 @@ const REQ = {
     groups: [{ id: '<<g_keep>>' }, { id: '<<g_chg_id>>', group_id: '<<g_val>>' }, { group_id: '<<g_add>>' }],
     users: [{ id: '<<u_keep>>' }, { id: '<<u_chg_id>>', user_id: '<<u_val>>' }, { user_id: '<<u_add>>' }] }) },
 };
-const fill = (s, v) => s.replace(/<<(\w+)>>/g, (m, k) => String(v[k]));
+const fill = (s, v) => s.replace(/<<(\w+)>>/g, (_match, k) => String(v[k]));
 const c = meta.pools.check;
 const SAMPLE = { id: 1, seq: 'count', cb: 5, g1: 1, g2: 2, g3: 3, u1: 10, u2: 11, u3: 12, t: c[0], k: 1,
   g_keep: c[1], g_chg_id: c[2], g_val: c[4], g_add: c[6], u_keep: c[7], u_chg_id: c[8], u_val: c[10], u_add: c[12] };

@@ -50,17 +50,18 @@ function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
 }
 
 /** Adds the identity columns to a query over alias `c` that has user_id and unit_id. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore-start lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
 export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: DialectAdapter): SelectQueryBuilder<any, any, Row> {
   return query.select(identityColumns(adapter, { user: ref('c.user_id'), unit: ref('c.unit_id') }));
 }
+// biome-ignore-end lint/suspicious/noExplicitAny: the untyped query builder ends here
+
+const IDENTITY_OF_IDS = statementSite('identity of a user and unit id');
 
 /**
  * The identity of a user acting in a unit, for a credential kept outside the database (a Redis
  * session): the same columns in one statement without a FROM.
  */
-const IDENTITY_OF_IDS = statementSite('identity of a user and unit id');
-
 export async function findIdentity(database: Database, userId: number, unitId: number): Promise<Identity> {
   const { db, adapter } = database;
   const ids = { user: param('user'), unit: param('unit') };

@@ -6,5 +6,5 @@ import type { Kysely } from 'kysely';
  * here; every identifier that reaches it comes from an entity or resource definition checked
  * at boot, never from a request.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
 export type Db = Kysely<any>;

@@ -30,7 +30,9 @@ export async function insertRows(db: Db, table: string, rows: readonly Values[],
   if (!first) return [];
   const columns = Object.keys(first);
   const values: Record<string, unknown> = {};
-  rows.forEach((row, r) => named(`r${r}c`, columns, row, values));
+  rows.forEach((row, r) => {
+    named(`r${r}c`, columns, row, values);
+  });
   return runCached<Record<string, unknown>>(
     db,
     [INSERT, table, rows.length, returning ?? null, ...columns],

@@ -9,7 +9,6 @@ import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const LOGS = '/api/import-template-logs';
-const LOG_ABILITIES = ['import-template-logs.read', 'import-template-logs.write'];
 
 describe('unit scope: import-template logs of unit A and unit B', () => {
   let server: TestServer;

@@ -2,7 +2,6 @@
 // token:create), messages on stderr, exit 2 with a clear message on bad input. Each run is the
 // real CLI in a child process (`node --import tsx src/cli/main.ts`) over a temporary DATA_DIR.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -14,7 +14,6 @@
 //   MODEL_LIST_RUNS=50     data sets of 3 to 40 templates (fc.assert numRuns), 1 to 20 requests each
 //   MODEL_SEED=<n>         replays from that seed (printed on failure)
 //   MODEL_PATH=<path>      with MODEL_SEED: only the failing run (fast-check's `path`)
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import qs from 'qs';

@@ -1,7 +1,6 @@
 // The exists and unique rules (SPEC.md 4.4 rule 2) ask the database through the entity declared
 // for the table: by that entity's own primary key, and within the caller's unit and tenant (a
 // unit-bound row of another unit neither exists for the caller nor takes a value from it).
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { MiddlewareRegistry } from '../../src/kernel/middleware.js';

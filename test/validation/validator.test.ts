@@ -36,7 +36,7 @@ class FakeLookup implements Lookup {
     const out = new Map<string, string[]>();
     for (const r of this.rows(table)) {
       const v = String(r[column]);
-      if (wanted.has(v)) out.set(v, [...(out.get(v) ?? []), String(r['id'])]);
+      if (wanted.has(v)) out.set(v, [...(out.get(v) ?? []), String(r.id)]);
     }
     return out;
   }
@@ -60,7 +60,7 @@ function validate(rules: RuleSet, data: Row, lookup: Lookup = new FakeLookup(db)
 
 /** Errors for a single field `f` with the given rules and value. */
 async function errorsFor(rules: string[], value: unknown): Promise<string[] | undefined> {
-  return (await validate({ f: rules }, value === undefined ? {} : { f: value }))['f'];
+  return (await validate({ f: rules }, value === undefined ? {} : { f: value })).f;
 }
 
 describe('spec example', () => {

@@ -49,7 +49,7 @@ export interface DialectAdapter {
    * The row a write transaction is about to change, locked until the transaction ends, so two
    * writes of one record (its master row and its detail diff) run one after the other.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
   lockForUpdate<Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q;
   /** A timestamp value as this engine stores it. */
   toTimestamp(date: Date): unknown;

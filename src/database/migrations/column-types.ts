@@ -2,7 +2,7 @@
 import { MysqlAdapter, PostgresAdapter, type ColumnDataType, type CreateTableBuilder, type DropIndexBuilder, sql, type Expression } from 'kysely';
 import type { Db } from '../db.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
 type Table = CreateTableBuilder<any, any>;
 
 export interface ColumnTypes {

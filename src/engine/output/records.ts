@@ -26,7 +26,7 @@ import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 // A literal: SQLite re-prepares a statement whose LIMIT is a bound parameter at every execution.
 const ONE = sql.lit(1);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
 export type Select = SelectQueryBuilder<any, any, Row>;
 
 /** Which relations the record's own select reads; the others get a batched statement each. */

@@ -105,7 +105,7 @@ export function parseFilters(input: Input, searchable: ReadonlySet<string>): Fil
   return filters;
 }
 
-const NON_ASCII = /[^\u0000-\u007f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 const isUnicodePattern = (f: Filter) => (f.op === 'like' || f.op === 'not like') && NON_ASCII.test(f.operand);
 
 /** The SQL shape of the filters (columns, operators, list lengths), for the compiled-query cache. */
@@ -130,7 +130,11 @@ export function filtersShape(filters: readonly Filter[]): string {
 export function filterValues(filters: readonly Filter[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   filters.forEach((f, i) => {
-    if (Array.isArray(f.operand)) f.operand.forEach((v, j) => (values[`f${i}_${j}`] = v));
+    if (Array.isArray(f.operand)) {
+      f.operand.forEach((v, j) => {
+        values[`f${i}_${j}`] = v;
+      });
+    }
     else if (f.op !== 'null' && f.operand !== null) values[`f${i}`] = f.operand;
   });
   return values;
