@@ -3,12 +3,13 @@
 // the cached SQLite seed with its id: multi-row inserts through Kysely, timestamps in the
 // engine's stored form (adapter.toTimestamp), PostgreSQL id sequences moved past the copied ids,
 // ANALYZE (VACUUM ANALYZE on PostgreSQL). Returns the new database's URL and the server's version.
-import path from 'node:path';
+
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import pg from 'pg';
 import mysql from 'mysql2/promise';
+import pg from 'pg';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(ROOT, 'package.json'));
@@ -20,37 +21,62 @@ async function admin(engine, serverUrl, statements) {
   if (engine === 'postgres') {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
-    try { for (const s of statements) await client.query(s); } finally { await client.end(); }
+    try {
+      for (const s of statements) await client.query(s);
+    } finally {
+      await client.end();
+    }
     return;
   }
   const connection = await mysql.createConnection(serverUrl);
-  try { for (const s of statements) await connection.query(s); } finally { await connection.end(); }
+  try {
+    for (const s of statements) await connection.query(s);
+  } finally {
+    await connection.end();
+  }
 }
 
 export async function copyDataset({ engine, serverUrl, name, seedFile, log = () => {} }) {
   const t0 = Date.now();
   await admin(engine, serverUrl, [
-    engine === 'postgres' ? `drop database if exists ${name} with (force)` : `drop database if exists ${name}`,
-    `create database ${name}`]);
+    engine === 'postgres'
+      ? `drop database if exists ${name} with (force)`
+      : `drop database if exists ${name}`,
+    `create database ${name}`,
+  ]);
   const parsed = new URL(serverUrl);
   parsed.pathname = `/${name}`;
   const url = parsed.toString();
 
   const [{ connectDatabase }, { migrate }, { loadConfig }] = await Promise.all([
-    dist('database/connect.js'), dist('database/migrator.js'), dist('config/config.js')]);
+    dist('database/connect.js'),
+    dist('database/migrator.js'),
+    dist('config/config.js'),
+  ]);
   const target = connectDatabase(url, loadConfig({ ...process.env, DATABASE_URL: url }));
   const { db, adapter } = target;
   try {
     await migrate(db, ['system', 'data']);
     // timestamp columns by the target's own schema (timestamptz on PostgreSQL, datetime on MySQL)
-    const stamps = new Map((await db.introspection.getTables()).map((t) => [t.name,
-      new Set(t.columns.filter((c) => /^(timestamptz|timestamp|datetime)$/.test(c.dataType)).map((c) => c.name))]));
+    const stamps = new Map(
+      (await db.introspection.getTables()).map((t) => [
+        t.name,
+        new Set(
+          t.columns
+            .filter((c) => /^(timestamptz|timestamp|datetime)$/.test(c.dataType))
+            .map((c) => c.name),
+        ),
+      ]),
+    );
 
     const Database = require('better-sqlite3');
     const src = new Database(seedFile, { readonly: true });
     // creation order (rowid of sqlite_master) is the migrations' order: parents before children
-    const tables = src.prepare(`select name from sqlite_master where type = 'table'
-      and name not like 'sqlite\\_%' escape '\\' and name not like 'svc\\_migrations%' escape '\\' order by rowid`).pluck().all();
+    const tables = src
+      .prepare(`select name from sqlite_master where type = 'table'
+      and name not like 'sqlite\\_%' escape '\\' and name not like 'svc\\_migrations%' escape '\\' order by rowid`)
+      .pluck()
+      .all();
     const copied = [];
     for (const table of tables) {
       const columns = src.prepare(`select name from pragma_table_info(?)`).pluck().all(table);
@@ -58,8 +84,10 @@ export async function copyDataset({ engine, serverUrl, name, seedFile, log = () 
       const stamp = stamps.get(table) ?? new Set();
       let count = 0;
       // all() per slice of rowids: the reader is not held open across the awaits
-      const slice = src.prepare(`select rowid as _r, * from "${table}" where rowid > ? order by rowid limit ${perInsert}`);
-      for (let last = 0; ;) {
+      const slice = src.prepare(
+        `select rowid as _r, * from "${table}" where rowid > ? order by rowid limit ${perInsert}`,
+      );
+      for (let last = 0; ; ) {
         const got = slice.all(last);
         if (!got.length) break;
         last = got[got.length - 1]._r;
@@ -73,8 +101,12 @@ export async function copyDataset({ engine, serverUrl, name, seedFile, log = () 
       if (count) copied.push(table);
       if (engine === 'postgres' && columns.includes('id')) {
         // explicit ids leave the sequence at 1: the next create would collide with a copied row
-        const seq = (await sql`select pg_get_serial_sequence(${table}, 'id') as s`.execute(db)).rows[0].s;
-        if (seq) await sql`select setval(${seq}, coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(db);
+        const seq = (await sql`select pg_get_serial_sequence(${table}, 'id') as s`.execute(db))
+          .rows[0].s;
+        if (seq)
+          await sql`select setval(${seq}, coalesce(max(id), 0) + 1, false) from ${sql.table(table)}`.execute(
+            db,
+          );
       }
     }
     src.close();
@@ -84,7 +116,13 @@ export async function copyDataset({ engine, serverUrl, name, seedFile, log = () 
     for (const table of tables) await sql`${sql.raw(analyze)} ${sql.table(table)}`.execute(db);
     const version = (await sql`select version() as v`.execute(db)).rows[0].v;
     log(`copied ${copied.join(', ')} into ${name} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    return { url, version: String(version).split(' ').slice(0, engine === 'postgres' ? 2 : 1).join(' ') };
+    return {
+      url,
+      version: String(version)
+        .split(' ')
+        .slice(0, engine === 'postgres' ? 2 : 1)
+        .join(' '),
+    };
   } finally {
     await target.close();
   }

@@ -8,8 +8,8 @@
 // start() runs the compiled server on it. Env passed through to the server: SQLITE_SYNCHRONOUS,
 // SQLITE_CACHE_SIZE_KIB (svc's defaults NORMAL and 65536). SVC_PORT (3200) moves the port.
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'); // /work/main
@@ -21,17 +21,28 @@ const Database = require('better-sqlite3');
 const PORT = Number(process.env.SVC_PORT || 3200);
 const WORK_DIR = '/tmp/svc-bench';
 const ABILITIES = ['import-templates.read', 'import-templates.write'];
-const L2_FILTERS = encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }));
+const L2_FILTERS = encodeURIComponent(
+  JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }),
+);
 
 // svc's detail rows are objects: a bare id ("keep this row as is") becomes {"id": <id>}.
 const U1_BODY = JSON.stringify({
   description: 'updated by the benchmark, visit <<k>>',
-  groups: [{ id: '<<g_keep>>' }, { id: '<<g_chg_id>>', group_id: '<<g_val>>' }, { group_id: '<<g_add>>' }],
-  users: [{ id: '<<u_keep>>' }, { id: '<<u_chg_id>>', user_id: '<<u_val>>' }, { user_id: '<<u_add>>' }],
+  groups: [
+    { id: '<<g_keep>>' },
+    { id: '<<g_chg_id>>', group_id: '<<g_val>>' },
+    { group_id: '<<g_add>>' },
+  ],
+  users: [
+    { id: '<<u_keep>>' },
+    { id: '<<u_chg_id>>', user_id: '<<u_val>>' },
+    { user_id: '<<u_add>>' },
+  ],
 }).replace(/"<<(\w+)>>"/g, '<<$1>>');
 
 // 'YYYY-MM-DD HH:MM:SS' (dataset) -> 'YYYY-MM-DDTHH:MM:SS.000Z' (svc's stored form)
-const iso = (col) => `CASE WHEN ${col} IS NULL THEN NULL ELSE replace(${col}, ' ', 'T') || '.000Z' END`;
+const iso = (col) =>
+  `CASE WHEN ${col} IS NULL THEN NULL ELSE replace(${col}, ' ', 'T') || '.000Z' END`;
 
 /** Builds `out` from the harness dataset with svc's schema; returns the plain bearer token. */
 export async function buildSvcDatabase(dataset, out) {
@@ -39,8 +50,13 @@ export async function buildSvcDatabase(dataset, out) {
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const dist = (p) => import(path.join(ROOT, 'dist', p));
   const [{ connectDatabase }, { migrate }, { issueToken }] = await Promise.all([
-    dist('database/connect.js'), dist('database/migrator.js'), dist('auth/tokens/api-token.js')]);
-  const svcDb = connectDatabase(`sqlite:${out}`, { sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536, backgroundCheckpoint: false } });
+    dist('database/connect.js'),
+    dist('database/migrator.js'),
+    dist('auth/tokens/api-token.js'),
+  ]);
+  const svcDb = connectDatabase(`sqlite:${out}`, {
+    sqlite: { synchronous: 'NORMAL', cacheSizeKib: 65536, backgroundCheckpoint: false },
+  });
   await migrate(svcDb.db, ['system', 'data']);
   await svcDb.close();
 
@@ -63,11 +79,16 @@ export async function buildSvcDatabase(dataset, out) {
       -- logs belong to unit 1 (svc counts a unit's logs only)
       INSERT INTO import_template_logs (id, template_id, unit_id, status, created_at)
         SELECT id, template_id, 1, status, ${iso('created_at')} FROM src.import_template_logs;`);
-    db.prepare(`INSERT INTO companies (id, name, active, created_at, updated_at) VALUES (1, 'Bench', 'Y', ?, ?)`).run(now, now);
-    db.prepare(`INSERT INTO units (id, name, company_id, active, created_at, updated_at) VALUES (1, 'Main', 1, 'Y', ?, ?)`).run(now, now);
+    db.prepare(
+      `INSERT INTO companies (id, name, active, created_at, updated_at) VALUES (1, 'Bench', 'Y', ?, ?)`,
+    ).run(now, now);
+    db.prepare(
+      `INSERT INTO units (id, name, company_id, active, created_at, updated_at) VALUES (1, 'Main', 1, 'Y', ?, ?)`,
+    ).run(now, now);
     db.prepare('INSERT INTO user_units (user_id, unit_id) VALUES (1, 1)').run();
-    db.prepare(`INSERT INTO api_tokens (user_id, unit_id, name, token_hash, abilities, created_at) VALUES (1, 1, 'bench', ?, ?, ?)`)
-      .run(token.hash, JSON.stringify(ABILITIES), now);
+    db.prepare(
+      `INSERT INTO api_tokens (user_id, unit_id, name, token_hash, abilities, created_at) VALUES (1, 1, 'bench', ?, ?, ?)`,
+    ).run(token.hash, JSON.stringify(ABILITIES), now);
   })();
   db.exec('DETACH DATABASE src');
   db.exec('ANALYZE'); // the dataset the ceiling runs on is analysed too
@@ -85,14 +106,18 @@ export default {
   name: 'svc',
   label: 'svc (Fastify 5 + Kysely + better-sqlite3)',
   baseUrl: `http://127.0.0.1:${PORT}`,
-  get token() { return token; },
+  get token() {
+    return token;
+  },
   version() {
     const v = (p) => JSON.parse(fs.readFileSync(path.join(ROOT, p, 'package.json'))).version;
     const mem = new Database(':memory:');
     const sqlite = mem.prepare('SELECT sqlite_version()').pluck().get();
     mem.close();
-    return `svc ${v('.')}, fastify ${v('node_modules/fastify')}, kysely ${v('node_modules/kysely')}, better-sqlite3 ${v('node_modules/better-sqlite3')} (SQLite ${sqlite}), ` +
-      `synchronous ${process.env.SQLITE_SYNCHRONOUS || 'NORMAL'}, cache ${process.env.SQLITE_CACHE_SIZE_KIB || 65536} KiB, WAL`;
+    return (
+      `svc ${v('.')}, fastify ${v('node_modules/fastify')}, kysely ${v('node_modules/kysely')}, better-sqlite3 ${v('node_modules/better-sqlite3')} (SQLite ${sqlite}), ` +
+      `synchronous ${process.env.SQLITE_SYNCHRONOUS || 'NORMAL'}, cache ${process.env.SQLITE_CACHE_SIZE_KIB || 65536} KiB, WAL`
+    );
   },
   async prepare({ dataset, T }) {
     const out = path.join(WORK_DIR, `harness-${T}.sqlite`);
@@ -103,13 +128,25 @@ export default {
     cmd: process.execPath,
     args: [path.join(ROOT, 'dist/cli/main.js'), 'serve'],
     cwd: ROOT,
-    env: { HOST: '127.0.0.1', PORT: String(PORT), DATABASE_URL: `sqlite:${dbFile}`, DATA_DIR: path.join(WORK_DIR, 'data'),
-      LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(PORT),
+      DATABASE_URL: `sqlite:${dbFile}`,
+      DATA_DIR: path.join(WORK_DIR, 'data'),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+    },
   }),
   readyPath: '/api/import-templates?per_page=1',
   requests: {
-    L1: { method: 'GET', path: '/api/import-templates?sort=title&direction=asc&page=1&per_page=15' },
-    L2: { method: 'GET', path: `/api/import-templates?filters=${L2_FILTERS}&sort=created_at&direction=desc&page=50&per_page=15` },
+    L1: {
+      method: 'GET',
+      path: '/api/import-templates?sort=title&direction=asc&page=1&per_page=15',
+    },
+    L2: {
+      method: 'GET',
+      path: `/api/import-templates?filters=${L2_FILTERS}&sort=created_at&direction=desc&page=50&per_page=15`,
+    },
     S1: { method: 'GET', path: '/api/import-templates/<<id>>' },
     C1: { method: 'POST', path: '/api/import-templates', body: C1_BODY },
     U1: { method: 'PATCH', path: '/api/import-templates/<<t>>', body: U1_BODY },

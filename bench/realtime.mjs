@@ -10,7 +10,7 @@
 //
 // RATE single-recipient sends per second; every BROADCAST_EVERY seconds one notification goes to
 // all CONNECTIONS users at once (one request, CONNECTIONS records and events), reported apart.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -66,7 +66,12 @@ delete env.PUSHER_HOST;
 delete env.DATABASE_URL;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const rssMiB = (pid) => Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024;
+const rssMiB = (pid) =>
+  Number(
+    execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+      .toString()
+      .trim(),
+  ) / 1024;
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -74,11 +79,20 @@ function percentile(sorted, p) {
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const round = (v) => Math.round(v * 100) / 100;
-  return { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? NaN) };
+  return {
+    n: sorted.length,
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? NaN),
+  };
 };
 
 // ---- the server ------------------------------------------------------------------------------
-const server = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+const server = spawn(process.execPath, [MAIN, 'serve'], {
+  cwd: ROOT,
+  env,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 const stopServer = () => {
   if (server.exitCode === null) server.kill('SIGTERM');
 };
@@ -101,10 +115,22 @@ for (let i = 0; ; i++) {
 const db = new Database(path.join(dataDir, 'svc.sqlite'));
 db.pragma('busy_timeout = 5000');
 const now = new Date().toISOString();
-const insertUser = db.prepare("INSERT INTO users (login, name, email, password_hash, admin, active, created_at, updated_at) VALUES (?, ?, ?, 'x', 'N', 'Y', ?, ?)");
-const userIds = db.transaction(() => Array.from({ length: CONNECTIONS }, (_, i) => Number(insertUser.run(`bench${i}`, `Bench ${i}`, `bench${i}@example.test`, now, now).lastInsertRowid)))();
+const insertUser = db.prepare(
+  "INSERT INTO users (login, name, email, password_hash, admin, active, created_at, updated_at) VALUES (?, ?, ?, 'x', 'N', 'Y', ?, ?)",
+);
+const userIds = db.transaction(() =>
+  Array.from({ length: CONNECTIONS }, (_, i) =>
+    Number(
+      insertUser.run(`bench${i}`, `Bench ${i}`, `bench${i}@example.test`, now, now).lastInsertRowid,
+    ),
+  ),
+)();
 db.close();
-const token = execFileSync(process.execPath, [MAIN, 'token:create', 'admin', 'Main', '--name=bench', '--abilities=notifications.send'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] })
+const token = execFileSync(
+  process.execPath,
+  [MAIN, 'token:create', 'admin', 'Main', '--name=bench', '--abilities=notifications.send'],
+  { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] },
+)
   .toString()
   .trim();
 
@@ -152,7 +178,8 @@ function connect(userId) {
 
 const connectStarted = performance.now();
 const sockets = [];
-for (let i = 0; i < CONNECTIONS; i += 100) sockets.push(...(await Promise.all(userIds.slice(i, i + 100).map(connect))));
+for (let i = 0; i < CONNECTIONS; i += 100)
+  sockets.push(...(await Promise.all(userIds.slice(i, i + 100).map(connect))));
 const connectSeconds = (performance.now() - connectStarted) / 1000;
 await sleep(1000);
 const rssConnected = rssMiB(server.pid);
@@ -167,7 +194,13 @@ async function send(to, title, latencies) {
   const response = await fetch(`${BASE}/api/notifications`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ to, title, message: 'Benchmark notification', level: 'info', action: { kind: 'navigate', url: '/bench' } }),
+    body: JSON.stringify({
+      to,
+      title,
+      message: 'Benchmark notification',
+      level: 'info',
+      action: { kind: 'navigate', url: '/bench' },
+    }),
   });
   await response.arrayBuffer();
   latencies.push(performance.now() - started);
@@ -207,11 +240,24 @@ const report = {
   cpus: os.cpus().length,
   // Other work on the machine skews the latencies: the 1-minute load average at the end.
   load_average_1m: Math.round(os.loadavg()[0] * 100) / 100,
-  connections: { held: sockets.filter((s) => s.readyState === WebSocket.OPEN).length, closed_early: closedEarly, connect_seconds: Math.round(connectSeconds * 100) / 100 },
-  sends: { single: sent, broadcasts, failures, events_expected: expected, events_received: received },
+  connections: {
+    held: sockets.filter((s) => s.readyState === WebSocket.OPEN).length,
+    closed_early: closedEarly,
+    connect_seconds: Math.round(connectSeconds * 100) / 100,
+  },
+  sends: {
+    single: sent,
+    broadcasts,
+    failures,
+    events_expected: expected,
+    events_received: received,
+  },
   send_to_receive_ms: summary(singleLatencies),
   post_ms: summary(postLatencies),
-  broadcast_to_all: { send_to_receive_ms: summary(broadcastLatencies), post_ms: summary(broadcastPostLatencies) },
+  broadcast_to_all: {
+    send_to_receive_ms: summary(broadcastLatencies),
+    post_ms: summary(broadcastPostLatencies),
+  },
   server_rss_mib: {
     idle: Math.round(rssIdle),
     with_connections: Math.round(rssConnected),
@@ -222,5 +268,7 @@ const report = {
 console.log(JSON.stringify(report, null, 2));
 for (const ws of sockets) ws.terminate();
 stopServer();
-await new Promise((resolve) => (server.exitCode !== null ? resolve() : server.once('exit', resolve)));
+await new Promise((resolve) =>
+  server.exitCode !== null ? resolve() : server.once('exit', resolve),
+);
 process.exit(failures > 0 || closedEarly > 0 || received < expected ? 1 : 0);

@@ -35,42 +35,75 @@ export const errors = {
   resourceNotFound: () => new HttpError('RESOURCE_NOT_FOUND', 404, { error: 'Resource not found' }),
   validation: (bag: ErrorBag) =>
     new HttpError('VALIDATION_FAILED', 422, { message: summaryMessage(bag), errors: bag }),
-  malformedJson: () => new HttpError('MALFORMED_JSON', 400, { message: 'The request body is not valid JSON.' }),
+  malformedJson: () =>
+    new HttpError('MALFORMED_JSON', 400, { message: 'The request body is not valid JSON.' }),
   badRequest: (message: string) => new HttpError('BAD_REQUEST', 400, { message }),
   bodyTooLarge: (limit: number) =>
-    new HttpError('BODY_TOO_LARGE', 413, { message: `The request body is larger than ${limit} bytes.` }),
+    new HttpError('BODY_TOO_LARGE', 413, {
+      message: `The request body is larger than ${limit} bytes.`,
+    }),
   unsupportedMediaType: (type: string) =>
     new HttpError('UNSUPPORTED_MEDIA_TYPE', 415, {
       message: `Unsupported media type "${type}": send application/json.`,
     }),
   bearerUnauthenticated: (message = 'Unauthenticated.') =>
-    new HttpError('BEARER_UNAUTHENTICATED', 401, { error: message }, { 'www-authenticate': 'Bearer' }),
-  sessionUnauthenticated: () => new HttpError('SESSION_UNAUTHENTICATED', 401, { message: 'Unauthenticated.' }),
+    new HttpError(
+      'BEARER_UNAUTHENTICATED',
+      401,
+      { error: message },
+      { 'www-authenticate': 'Bearer' },
+    ),
+  sessionUnauthenticated: () =>
+    new HttpError('SESSION_UNAUTHENTICATED', 401, { message: 'Unauthenticated.' }),
   bearerForbidden: (reason: string) => new HttpError('BEARER_FORBIDDEN', 403, { error: reason }),
   missingAbility: (ability: string) =>
     new HttpError('MISSING_ABILITY', 403, { error: `Missing ability: ${ability}` }),
-  unauthorized: () => new HttpError('UNAUTHORIZED_ACTION', 403, { message: 'This action is unauthorized.' }),
-  sessionForbidden: (reason: string) => new HttpError('SESSION_FORBIDDEN', 403, { message: reason }),
+  unauthorized: () =>
+    new HttpError('UNAUTHORIZED_ACTION', 403, { message: 'This action is unauthorized.' }),
+  sessionForbidden: (reason: string) =>
+    new HttpError('SESSION_FORBIDDEN', 403, { message: reason }),
   csrfMismatch: () => new HttpError('CSRF_MISMATCH', 419, { message: 'CSRF token mismatch.' }),
   tooManyAttempts: () =>
-    new HttpError('TOO_MANY_ATTEMPTS', 429, { error: 'Too many requests. Try again later.' }, { 'retry-after': '600' }),
+    new HttpError(
+      'TOO_MANY_ATTEMPTS',
+      429,
+      { error: 'Too many requests. Try again later.' },
+      { 'retry-after': '600' },
+    ),
   // The Pusher HTTP events API of the embedded real-time server (DESIGN.md 3.5).
-  pusherUnknownApp: (appId: string) => new HttpError('PUSHER_UNKNOWN_APP', 404, { error: `Unknown app id "${appId}".` }),
-  pusherUnauthenticated: (reason: string) => new HttpError('PUSHER_UNAUTHENTICATED', 401, { error: reason }),
-  pusherInvalidEvent: (reason: string) => new HttpError('PUSHER_INVALID_EVENT', 400, { error: reason }),
+  pusherUnknownApp: (appId: string) =>
+    new HttpError('PUSHER_UNKNOWN_APP', 404, { error: `Unknown app id "${appId}".` }),
+  pusherUnauthenticated: (reason: string) =>
+    new HttpError('PUSHER_UNAUTHENTICATED', 401, { error: reason }),
+  pusherInvalidEvent: (reason: string) =>
+    new HttpError('PUSHER_INVALID_EVENT', 400, { error: reason }),
   pusherEventTooLarge: (limit: number) =>
-    new HttpError('PUSHER_EVENT_TOO_LARGE', 413, { error: `The event data must not be larger than ${limit} bytes.` }),
+    new HttpError('PUSHER_EVENT_TOO_LARGE', 413, {
+      error: `The event data must not be larger than ${limit} bytes.`,
+    }),
   // The signed-request driver (README "Signed-request driver"); its 401s count toward the per-IP limit.
-  driverUnauthenticated: (reason: string) => new HttpError('DRIVER_UNAUTHENTICATED', 401, { error: reason }),
-  driverTableNotFound: () => new HttpError('DRIVER_TABLE_NOT_FOUND', 404, { error: 'Table not found' }),
+  driverUnauthenticated: (reason: string) =>
+    new HttpError('DRIVER_UNAUTHENTICATED', 401, { error: reason }),
+  driverTableNotFound: () =>
+    new HttpError('DRIVER_TABLE_NOT_FOUND', 404, { error: 'Table not found' }),
   /** A statement the database refused or cancelled: the 422 shape of every refusal, under `sql`. */
   driverStatementRefused: (message: string) =>
     new HttpError('DRIVER_STATEMENT_REFUSED', 422, { message, errors: { sql: [message] } }),
   // Both 503s mean "not done, retry": the request's transaction was rolled back (README "Resilience").
   serviceUnavailable: () =>
-    new HttpError('SERVICE_UNAVAILABLE', 503, { message: 'The database is unavailable. Try again shortly.' }, RETRY_SOON),
+    new HttpError(
+      'SERVICE_UNAVAILABLE',
+      503,
+      { message: 'The database is unavailable. Try again shortly.' },
+      RETRY_SOON,
+    ),
   databaseTimeout: () =>
-    new HttpError('DATABASE_TIMEOUT', 503, { message: 'The database did not answer in time. Try again shortly.' }, RETRY_SOON),
+    new HttpError(
+      'DATABASE_TIMEOUT',
+      503,
+      { message: 'The database did not answer in time. Try again shortly.' },
+      RETRY_SOON,
+    ),
   /** A unit whose `connection` names no DB_CONNECTIONS entry: its data is nowhere to be read (DESIGN.md 3.5). */
   unitDatabaseUnavailable: (connection: string) =>
     new HttpError('UNIT_DATABASE_UNAVAILABLE', 503, {

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { bootstrap } from './app/bootstrap.js';
 import { grantableAbilities, serviceRoutes } from './app/routes.js';
-import { FailureLimiter, type Clock } from './auth/failure-limiter.js';
+import { type Clock, FailureLimiter } from './auth/failure-limiter.js';
 import { apiGuard, sessionGuard } from './auth/guards.js';
 import { SessionAuth } from './auth/session/session-auth.js';
 import { registerSessionRoutes } from './auth/session/session-routes.js';
@@ -19,11 +19,11 @@ import { registerDriverRoutes } from './driver/driver-routes.js';
 import { buildApp } from './http/build-app.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { MiddlewareRegistry } from './kernel/middleware.js';
+import { notificationChannel } from './notifications/notification-event.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
 import { registerNotificationRoutes } from './notifications/notification-routes.js';
 import { NotificationSender } from './notifications/notification-sender.js';
 import { installRealtime } from './realtime/install-realtime.js';
-import { notificationChannel } from './notifications/notification-event.js';
 import type { PusherServer } from './realtime/pusher-server.js';
 import { openSharedState } from './shared-state.js';
 
@@ -66,9 +66,13 @@ export async function openDatabase(config: Config): Promise<Database> {
 async function firstStart(database: Database, config: Config, log: StartLog): Promise<void> {
   const first = await bootstrap(database, config.adminPassword);
   if (first.generatedPassword) {
-    log.warn(`First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`);
+    log.warn(
+      `First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`,
+    );
   } else if (first.created) {
-    log.info('First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).');
+    log.info(
+      'First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).',
+    );
   }
 }
 
@@ -92,11 +96,15 @@ export async function prepareService(config: Config, log: StartLog): Promise<voi
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
   const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
-  const database = options.prepared ? connectDatabase(config.databaseUrl, config) : await openDatabase(config);
-  const unitDatabases = await UnitDatabases.open(database, config, config).catch(async (error: unknown) => {
-    await database.close();
-    throw error;
-  });
+  const database = options.prepared
+    ? connectDatabase(config.databaseUrl, config)
+    : await openDatabase(config);
+  const unitDatabases = await UnitDatabases.open(database, config, config).catch(
+    async (error: unknown) => {
+      await database.close();
+      throw error;
+    },
+  );
   const clock = options.clock ?? Date.now;
   // A unit naming an unconfigured connection is an operator's mistake: said once in the log,
   // and each of its resource requests answers 503 (http/build-app.ts).
@@ -105,7 +113,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
     const data = unitDatabases.for(connection);
     if ('unknownConnection' in data && !reported.has(data.unknownConnection)) {
       reported.add(data.unknownConnection);
-      app.log.error(`A unit names connection "${data.unknownConnection}", which DB_CONNECTIONS does not configure; its requests answer 503.`);
+      app.log.error(
+        `A unit names connection "${data.unknownConnection}", which DB_CONNECTIONS does not configure; its requests answer 503.`,
+      );
     }
     return data;
   };
@@ -123,10 +133,20 @@ export async function startService(config: Config, options: ServiceOptions = {})
     tenantIsolation: config.tenantIsolation,
     clock,
   });
-  const bearer = { system: database, dataFor, limiter, tenantIsolation: config.tenantIsolation, clock };
-  const middleware = new MiddlewareRegistry().define('svc.api', apiGuard(bearer, sessions)).define('svc.auth', sessionGuard(sessions));
+  const bearer = {
+    system: database,
+    dataFor,
+    limiter,
+    tenantIsolation: config.tenantIsolation,
+    clock,
+  };
+  const middleware = new MiddlewareRegistry()
+    .define('svc.api', apiGuard(bearer, sessions))
+    .define('svc.auth', sessionGuard(sessions));
   const authenticated = middleware.resolve('svc.auth');
-  const pusherSecret = config.realtime.enabled ? persistentSecret(config.dataDir, 'pusher', config.realtime.secret) : '';
+  const pusherSecret = config.realtime.enabled
+    ? persistentSecret(config.dataDir, 'pusher', config.realtime.secret)
+    : '';
   // Made inside routes(app), which runs during buildApp: they need the app's log and server.
   let notifications: NotificationSender | undefined;
   let realtime: PusherServer | null = null;
@@ -140,13 +160,40 @@ export async function startService(config: Config, options: ServiceOptions = {})
     routes(app) {
       registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
-      registerTokenAdminRoutes(app, { system: database, grantable: grantableAbilities(), authenticated });
-      const live = installRealtime(app, { config: config.realtime, secret: pusherSecret, clock, authenticated, channelOf: notificationChannel, redis: shared.redis });
+      registerTokenAdminRoutes(app, {
+        system: database,
+        grantable: grantableAbilities(),
+        authenticated,
+      });
+      const live = installRealtime(app, {
+        config: config.realtime,
+        secret: pusherSecret,
+        clock,
+        authenticated,
+        channelOf: notificationChannel,
+        redis: shared.redis,
+      });
       realtime = live.server;
-      notifications = new NotificationSender({ database, broadcaster: live.broadcaster, log: app.log, clock });
+      notifications = new NotificationSender({
+        database,
+        broadcaster: live.broadcaster,
+        log: app.log,
+        clock,
+      });
       const inbox = new NotificationInbox(database, clock);
-      registerNotificationRoutes(app, { sender: notifications, inbox, middleware: (spec) => middleware.resolve(spec) });
-      if (driver) registerDriverRoutes(app, { config: config.restDriver, connections: driver, limiter, nonces: shared.nonces, clock });
+      registerNotificationRoutes(app, {
+        sender: notifications,
+        inbox,
+        middleware: (spec) => middleware.resolve(spec),
+      });
+      if (driver)
+        registerDriverRoutes(app, {
+          config: config.restDriver,
+          connections: driver,
+          limiter,
+          nonces: shared.nonces,
+          clock,
+        });
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });

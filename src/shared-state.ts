@@ -21,7 +21,11 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export async function openSharedState(config: Config, database: Database, clock: Clock): Promise<SharedState> {
+export async function openSharedState(
+  config: Config,
+  database: Database,
+  clock: Clock,
+): Promise<SharedState> {
   if (!config.redis) {
     return {
       sessions: databaseSessionStore(database),

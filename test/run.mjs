@@ -23,7 +23,9 @@ const ENGINES = [
 const chosen = process.env.SVC_TEST_ENGINES?.split(',');
 
 const filter = process.argv.slice(2);
-const files = find('test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
+const files = find('test')
+  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .sort();
 if (files.length === 0) {
   console.error(`No test files match ${filter.join(', ')}`);
   process.exit(1);
@@ -33,14 +35,20 @@ let failed = false;
 for (const engine of ENGINES) {
   if (chosen && !chosen.includes(engine.name)) continue;
   if (!engine.url) {
-    console.log(`\n# ${engine.name}: skipped, ${engine.variable} is not set (the suites run on SQLite only)\n`);
+    console.log(
+      `\n# ${engine.name}: skipped, ${engine.variable} is not set (the suites run on SQLite only)\n`,
+    );
     continue;
   }
   console.log(`\n# ${engine.name}: ${files.length} test files\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, SVC_TEST_ENGINE: engine.name },
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, SVC_TEST_ENGINE: engine.name },
+    },
+  );
   if (result.status !== 0) {
     failed = true;
     console.log(`\n# ${engine.name}: FAILED (exit ${result.status})\n`);

@@ -10,7 +10,10 @@ export interface BootstrapResult {
   readonly generatedPassword: string | null;
 }
 
-export async function bootstrap(database: Database, adminPassword: string | null): Promise<BootstrapResult> {
+export async function bootstrap(
+  database: Database,
+  adminPassword: string | null,
+): Promise<BootstrapResult> {
   const { db, adapter } = database;
   const existing = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (existing) return { created: false, generatedPassword: null };
@@ -18,12 +21,30 @@ export async function bootstrap(database: Database, adminPassword: string | null
   const passwordHash = await hashPassword(password);
   const now = adapter.toTimestamp(new Date());
   await database.transaction(async (trx) => {
-    const companyId = await adapter.insertReturningId(trx, 'companies', { name: 'Default', active: 'Y', created_at: now, updated_at: now }, 'id');
-    const unitId = await adapter.insertReturningId(trx, 'units', { name: 'Main', company_id: companyId, active: 'Y', created_at: now, updated_at: now }, 'id');
+    const companyId = await adapter.insertReturningId(
+      trx,
+      'companies',
+      { name: 'Default', active: 'Y', created_at: now, updated_at: now },
+      'id',
+    );
+    const unitId = await adapter.insertReturningId(
+      trx,
+      'units',
+      { name: 'Main', company_id: companyId, active: 'Y', created_at: now, updated_at: now },
+      'id',
+    );
     const userId = await adapter.insertReturningId(
       trx,
       'users',
-      { login: 'admin', name: 'Administrator', password_hash: passwordHash, admin: 'Y', active: 'Y', created_at: now, updated_at: now },
+      {
+        login: 'admin',
+        name: 'Administrator',
+        password_hash: passwordHash,
+        admin: 'Y',
+        active: 'Y',
+        created_at: now,
+        updated_at: now,
+      },
       'id',
     );
     await trx.insertInto('user_units').values({ user_id: userId, unit_id: unitId }).execute();

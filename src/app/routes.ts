@@ -12,7 +12,12 @@ function guarded(name: string): NonNullable<ResourceRoute['middleware']> {
 }
 
 export const serviceRoutes: readonly ResourceRoute[] = [
-  { path: '/api/import-templates', parameter: 'import_template', resource: importTemplates, middleware: guarded('import-templates') },
+  {
+    path: '/api/import-templates',
+    parameter: 'import_template',
+    resource: importTemplates,
+    middleware: guarded('import-templates'),
+  },
   {
     path: '/api/import-template-logs',
     parameter: 'import_template_log',
@@ -21,7 +26,12 @@ export const serviceRoutes: readonly ResourceRoute[] = [
     middleware: guarded('import-template-logs'),
   },
   { path: '/api/users', parameter: 'user', resource: users, middleware: guarded('users') },
-  { path: '/api/companies', parameter: 'company', resource: companies, middleware: guarded('companies') },
+  {
+    path: '/api/companies',
+    parameter: 'company',
+    resource: companies,
+    middleware: guarded('companies'),
+  },
   { path: '/api/units', parameter: 'unit', resource: units, middleware: guarded('units') },
   { path: '/api/groups', parameter: 'group', resource: groups, middleware: guarded('groups') },
 ];
@@ -30,7 +40,10 @@ export const serviceRoutes: readonly ResourceRoute[] = [
 export const otherRouteMiddleware: readonly string[] = [SEND_NOTIFICATIONS_MIDDLEWARE];
 
 /** Every middleware declaration of the service's routes (the grantable abilities come from these). */
-export function routeMiddleware(routes: readonly ResourceRoute[] = serviceRoutes, others: readonly string[] = otherRouteMiddleware): string[] {
+export function routeMiddleware(
+  routes: readonly ResourceRoute[] = serviceRoutes,
+  others: readonly string[] = otherRouteMiddleware,
+): string[] {
   return [...resourceMiddleware(routes), ...others];
 }
 
@@ -38,12 +51,17 @@ function resourceMiddleware(routes: readonly ResourceRoute[]): string[] {
   return routes.flatMap((r) => {
     const only = r.only ?? ['list', 'show', 'create', 'update', 'delete'];
     const reads = only.some((a) => a === 'list' || a === 'show') ? (r.middleware?.read ?? []) : [];
-    const writes = only.some((a) => a !== 'list' && a !== 'show') ? (r.middleware?.write ?? []) : [];
+    const writes = only.some((a) => a !== 'list' && a !== 'show')
+      ? (r.middleware?.write ?? [])
+      : [];
     return [...reads, ...writes];
   });
 }
 
 /** The grantable abilities (SPEC.md 5.1.6): exactly those the routes declare. */
-export function grantableAbilities(routes: readonly ResourceRoute[] = serviceRoutes, others: readonly string[] = otherRouteMiddleware): string[] {
+export function grantableAbilities(
+  routes: readonly ResourceRoute[] = serviceRoutes,
+  others: readonly string[] = otherRouteMiddleware,
+): string[] {
   return declaredAbilities(routeMiddleware(routes, others));
 }

@@ -12,7 +12,9 @@ export function isAbilityName(name: string): boolean {
 export function checkAbilities(abilities: readonly string[]): readonly string[] {
   for (const ability of abilities) {
     if (!isAbilityName(ability)) {
-      throw new Error(`Invalid ability name "${ability}": use dot-separated segments of a-z, 0-9, _ and -`);
+      throw new Error(
+        `Invalid ability name "${ability}": use dot-separated segments of a-z, 0-9, _ and -`,
+      );
     }
   }
   return abilities;

@@ -31,7 +31,10 @@ export function bearerToken(request: FastifyRequest): string | null {
 }
 
 /** Authenticates a bearer request and sets `request.svc`; throws the catalog's 401/403/429. */
-export async function authenticateBearer(request: FastifyRequest, options: BearerOptions): Promise<readonly string[]> {
+export async function authenticateBearer(
+  request: FastifyRequest,
+  options: BearerOptions,
+): Promise<readonly string[]> {
   const { limiter, system } = options;
   const ip = request.ip;
   /** A presented credential's 401 counts as a failure, unless the IP is already blocked: then it is the 429. */
@@ -44,12 +47,17 @@ export async function authenticateBearer(request: FastifyRequest, options: Beare
   // No credential at all (nor a live session: the guard tried it first) guesses nothing, so it is
   // not counted (DESIGN.md 3.6): else a browser tab or a probe locks out everyone behind its IP.
   // A blocked IP still gets its 429 (DESIGN.md 3.5).
-  if (token === null) throw (await limiter.blocked(ip)) ? errors.tooManyAttempts() : errors.bearerUnauthenticated('Unauthenticated.');
+  if (token === null)
+    throw (await limiter.blocked(ip))
+      ? errors.tooManyAttempts()
+      : errors.bearerUnauthenticated('Unauthenticated.');
   const hash = decodeToken(token);
   if (!hash) throw await refuse('Invalid token.');
   const identity = await findTokenIdentity(system, hash, limiter.inSystemDatabase ? ip : null);
   if (!identity || !sameHash(identity.tokenHash, hash)) throw await refuse('Invalid token.');
-  const blocked = limiter.blockedBy(limiter.inSystemDatabase ? identity.ipWindow : await limiter.window(ip));
+  const blocked = limiter.blockedBy(
+    limiter.inSystemDatabase ? identity.ipWindow : await limiter.window(ip),
+  );
   if (blocked) throw errors.tooManyAttempts();
   if (identity.revokedAt != null) throw await refuse('Token revoked.', false);
   const now = options.clock();
@@ -57,15 +65,24 @@ export async function authenticateBearer(request: FastifyRequest, options: Beare
   if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.', false);
 
   const refusal = scopeRefusal(identity, options.tenantIsolation);
-  if (refusal || !identity.user || !identity.unit) throw errors.bearerForbidden(refusal ?? 'Forbidden.');
+  if (refusal || !identity.user || !identity.unit)
+    throw errors.bearerForbidden(refusal ?? 'Forbidden.');
 
   const lastUsed = identity.lastUsedAt;
   if (lastUsed === null || now - lastUsed >= LAST_USED_EVERY_MS) {
-    await system.db.updateTable('api_tokens').set({ last_used_at: system.adapter.toTimestamp(new Date(now)) }).where('id', '=', identity.tokenId).execute();
+    await system.db
+      .updateTable('api_tokens')
+      .set({ last_used_at: system.adapter.toTimestamp(new Date(now)) })
+      .where('id', '=', identity.tokenId)
+      .execute();
   }
   request.svc = {
     mode: 'bearer',
-    scope: { userId: Number(identity.user.id), unitId: identity.unit.id, tenantId: identity.unit.companyId },
+    scope: {
+      userId: Number(identity.user.id),
+      unitId: identity.unit.id,
+      tenantId: identity.unit.companyId,
+    },
     user: identity.user,
     data: options.dataFor(identity.unit.connection),
     abilities: identity.abilities,

@@ -47,7 +47,11 @@ export class FailureLimiter {
 
   /** Whether a window already read (for instance along with a token) blocks its IP now. */
   blockedBy(window: FailureWindow | null): boolean {
-    return window !== null && window.failures >= MAX_FAILURES && this.clock() < window.startedAt + WINDOW_MS;
+    return (
+      window !== null &&
+      window.failures >= MAX_FAILURES &&
+      this.clock() < window.startedAt + WINDOW_MS
+    );
   }
 
   async fail(ip: string): Promise<void> {

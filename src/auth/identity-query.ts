@@ -2,7 +2,7 @@
 // credential's own lookup so both modes re-validate the scope in one indexed statement. Each
 // related row comes back as one JSON column (a correlated sub-query): on SQLite that reads
 // several times faster than the same columns through joins.
-import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
+import { type Expression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../database/database.js';
 import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
 import { param, runCached, statementSite } from '../database/query-cache.js';
@@ -10,12 +10,27 @@ import { readCasts } from '../model/casts.js';
 import type { Row } from '../model/entity.js';
 import type { ScopeFacts } from './scope-check.js';
 
-const USER_COLUMNS = ['id', 'login', 'name', 'email', 'admin', 'active', 'created_at', 'updated_at'] as const;
+const USER_COLUMNS = [
+  'id',
+  'login',
+  'name',
+  'email',
+  'admin',
+  'active',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface Identity extends ScopeFacts {
   /** The user's stored record (no password hash), or null when the user no longer exists. */
   readonly user: Row | null;
-  readonly unit: { readonly id: number; readonly name: string; readonly active: unknown; readonly companyId: number | null; readonly connection: string | null } | null;
+  readonly unit: {
+    readonly id: number;
+    readonly name: string;
+    readonly active: unknown;
+    readonly companyId: number | null;
+    readonly connection: string | null;
+  } | null;
   readonly company: { readonly id: number; readonly active: unknown } | null;
   readonly linked: boolean;
 }
@@ -32,7 +47,9 @@ interface IdentityIds {
 export const IDENTITY_TABLES = ['users', 'units', 'companies', 'user_units'] as const;
 
 function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
-  const user = adapter.jsonObject(Object.fromEntries(USER_COLUMNS.map((column) => [column, ref(`iu.${column}`)])));
+  const user = adapter.jsonObject(
+    Object.fromEntries(USER_COLUMNS.map((column) => [column, ref(`iu.${column}`)])),
+  );
   const unit = adapter.jsonObject({
     id: ref('iun.id'),
     name: ref('iun.name'),
@@ -45,13 +62,18 @@ function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
   return [
     sql`(select ${user} from users iu where iu.id = ${ids.user})`.as('identity_user'),
     sql`(select ${unit} from units iun where iun.id = ${ids.unit})`.as('identity_unit'),
-    sql`(select count(*) from user_units l where l.user_id = ${ids.user} and l.unit_id = ${ids.unit})`.as('identity_linked'),
+    sql`(select count(*) from user_units l where l.user_id = ${ids.user} and l.unit_id = ${ids.unit})`.as(
+      'identity_linked',
+    ),
   ];
 }
 
 /** Adds the identity columns to a query over alias `c` that has user_id and unit_id. */
 // biome-ignore-start lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
-export function withIdentity(query: SelectQueryBuilder<any, any, Row>, adapter: DialectAdapter): SelectQueryBuilder<any, any, Row> {
+export function withIdentity(
+  query: SelectQueryBuilder<any, any, Row>,
+  adapter: DialectAdapter,
+): SelectQueryBuilder<any, any, Row> {
   return query.select(identityColumns(adapter, { user: ref('c.user_id'), unit: ref('c.unit_id') }));
 }
 // biome-ignore-end lint/suspicious/noExplicitAny: the untyped query builder ends here
@@ -62,10 +84,19 @@ const IDENTITY_OF_IDS = statementSite('identity of a user and unit id');
  * The identity of a user acting in a unit, for a credential kept outside the database (a Redis
  * session): the same columns in one statement without a FROM.
  */
-export async function findIdentity(database: Database, userId: number, unitId: number): Promise<Identity> {
+export async function findIdentity(
+  database: Database,
+  userId: number,
+  unitId: number,
+): Promise<Identity> {
   const { db, adapter } = database;
   const ids = { user: param('user'), unit: param('unit') };
-  const [row] = await runCached<Row>(db, [IDENTITY_OF_IDS], () => db.selectNoFrom(identityColumns(adapter, ids)), { user: userId, unit: unitId });
+  const [row] = await runCached<Row>(
+    db,
+    [IDENTITY_OF_IDS],
+    () => db.selectNoFrom(identityColumns(adapter, ids)),
+    { user: userId, unit: unitId },
+  );
   return identityOf(row ?? {});
 }
 
@@ -79,7 +110,12 @@ export const USER_RECORD_COLUMNS = USER_COLUMNS;
 
 /** A stored user row as the service shows it: the id a number, timestamps ISO-8601 UTC whatever the engine. */
 export function userRecord(row: Row): Row {
-  return { ...row, id: Number(row.id), created_at: readCasts.datetime(row.created_at), updated_at: readCasts.datetime(row.updated_at) };
+  return {
+    ...row,
+    id: Number(row.id),
+    created_at: readCasts.datetime(row.created_at),
+    updated_at: readCasts.datetime(row.updated_at),
+  };
 }
 
 function userOf(value: unknown): Row | null {
@@ -101,7 +137,10 @@ export function identityOf(row: Row): Identity {
           connection: (unit.connection as string | null) ?? null,
         }
       : null,
-    company: unit?.company_found == null ? null : { id: Number(unit.company_found), active: unit.company_active },
+    company:
+      unit?.company_found == null
+        ? null
+        : { id: Number(unit.company_found), active: unit.company_active },
     linked: Number(row.identity_linked) > 0,
   };
 }

@@ -1,7 +1,7 @@
 // What every data command shares: the server's configuration, the migrated (and on first use
 // bootstrapped) database, lookups of users/units/companies by id or name, and JSON output.
 import { bootstrap } from '../app/bootstrap.js';
-import { loadConfig, type Config } from '../config/config.js';
+import { type Config, loadConfig } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
 import { HttpError } from '../errors.js';
@@ -21,8 +21,17 @@ export async function withDatabase<T>(work: (session: CliSession) => Promise<T>)
   const database = await openDatabase(config);
   try {
     const first = await bootstrap(database, config.adminPassword);
-    if (first.generatedPassword) process.stderr.write(`First use: created user "admin" with password ${first.generatedPassword} (shown once).\n`);
-    const context: EngineContext = { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    if (first.generatedPassword)
+      process.stderr.write(
+        `First use: created user "admin" with password ${first.generatedPassword} (shown once).\n`,
+      );
+    const context: EngineContext = {
+      system: database,
+      data: database,
+      scope: NO_SCOPE,
+      user: null,
+      mode: 'direct',
+    };
     return await work({ config, database, context });
   } catch (error) {
     // A refused write reads like the API's 422: the summary, then each field's messages.
@@ -44,10 +53,18 @@ export function printJson(value: unknown): void {
 }
 
 /** A row by id (all digits) or by a unique name column, or a CliError naming what was not found. */
-export async function findByIdOrName(database: Database, table: string, nameColumn: string, what: string, ref: string | undefined): Promise<number> {
+export async function findByIdOrName(
+  database: Database,
+  table: string,
+  nameColumn: string,
+  what: string,
+  ref: string | undefined,
+): Promise<number> {
   if (!ref) throw new CliError(`Missing ${what}: give its id or ${nameColumn}.`);
   const query = database.db.selectFrom(table).select('id');
-  const rows = /^\d+$/.test(ref) ? await query.where('id', '=', Number(ref)).execute() : await query.where(nameColumn, '=', ref).execute();
+  const rows = /^\d+$/.test(ref)
+    ? await query.where('id', '=', Number(ref)).execute()
+    : await query.where(nameColumn, '=', ref).execute();
   if (rows.length === 0) throw new CliError(`No ${what} "${ref}".`);
   // Worded without a plural: `${what}s` made "companys".
   if (rows.length > 1) throw new CliError(`More than one ${what} is named "${ref}": give its id.`);
@@ -55,6 +72,7 @@ export async function findByIdOrName(database: Database, table: string, nameColu
 }
 
 export function requiredString(value: unknown, option: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`--${option}=<value> is required.`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new CliError(`--${option}=<value> is required.`);
   return value;
 }

@@ -21,13 +21,20 @@ export function closeOnSignals(service: Service, options: ShutdownOptions): void
     stopping = true;
     const started = Date.now();
     app.log.info(
-      { signal, websocketClients: service.realtime?.connectionCount ?? 0, timeoutMs: options.timeoutMs },
+      {
+        signal,
+        websocketClients: service.realtime?.connectionCount ?? 0,
+        timeoutMs: options.timeoutMs,
+      },
       'shutting down: no new connections; finishing the requests in flight',
     );
     let cut = false;
     const deadline = setTimeout(() => {
       cut = true;
-      app.log.warn({ timeoutMs: options.timeoutMs }, 'shutdown timeout: cutting the connections still open');
+      app.log.warn(
+        { timeoutMs: options.timeoutMs },
+        'shutdown timeout: cutting the connections still open',
+      );
       app.server.closeAllConnections();
       setTimeout(() => {
         app.log.error('shutdown did not finish after the connections were cut; exiting');
@@ -38,7 +45,10 @@ export function closeOnSignals(service: Service, options: ShutdownOptions): void
     service.close().then(
       () => {
         clearTimeout(deadline);
-        app.log.info({ ms: Date.now() - started }, 'stopped: requests finished, WebSocket clients closed, database closed');
+        app.log.info(
+          { ms: Date.now() - started },
+          'stopped: requests finished, WebSocket clients closed, database closed',
+        );
         process.exit(cut ? 1 : 0);
       },
       (error: unknown) => {

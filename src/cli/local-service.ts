@@ -3,6 +3,11 @@
 import type { Config, PusherEndpoint } from '../config/config.js';
 
 export function localService(config: Config): PusherEndpoint {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : config.host;
-  return { host: host.includes(':') && !host.startsWith('[') ? `[${host}]` : host, port: config.port, scheme: 'http' };
+  const host =
+    config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '[::1]' : config.host;
+  return {
+    host: host.includes(':') && !host.startsWith('[') ? `[${host}]` : host,
+    port: config.port,
+    scheme: 'http',
+  };
 }

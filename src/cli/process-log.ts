@@ -15,12 +15,17 @@ export interface ProcessLog {
 }
 
 /** A logger at LOG_LEVEL (`silent` writes nothing; an unknown level counts as `info`). */
-export function processLog(level: string, write: (line: string) => void = (line) => process.stdout.write(line)): ProcessLog {
+export function processLog(
+  level: string,
+  write: (line: string) => void = (line) => process.stdout.write(line),
+): ProcessLog {
   const threshold = level === 'silent' ? Infinity : (LEVELS[level as Level] ?? LEVELS.info);
   const hostname = os.hostname();
   const at = (name: Level) => (fields: LogFields, message: string) => {
     if (LEVELS[name] < threshold) return;
-    write(`${JSON.stringify({ level: LEVELS[name], time: Date.now(), pid: process.pid, hostname, ...fields, msg: message })}\n`);
+    write(
+      `${JSON.stringify({ level: LEVELS[name], time: Date.now(), pid: process.pid, hostname, ...fields, msg: message })}\n`,
+    );
   };
   return { info: at('info'), warn: at('warn'), error: at('error') };
 }

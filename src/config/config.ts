@@ -18,9 +18,17 @@ export interface Config {
   readonly sessionIdleMinutes: number;
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
-  readonly sqlite: { readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; readonly cacheSizeKib: number; readonly backgroundCheckpoint: boolean };
+  readonly sqlite: {
+    readonly synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+    readonly cacheSizeKib: number;
+    readonly backgroundCheckpoint: boolean;
+  };
   /** PostgreSQL and MySQL connection pools (each process, worker or not, has its own). */
-  readonly pool: { readonly size: number; readonly statementTimeoutMs: number; readonly connectTimeoutMs: number };
+  readonly pool: {
+    readonly size: number;
+    readonly statementTimeoutMs: number;
+    readonly connectTimeoutMs: number;
+  };
   /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
   readonly realtime: RealtimeConfig;
   /** The signed-request driver under /_mad/rest-driver/* (issue 6, README "Signed-request driver"). */
@@ -109,10 +117,14 @@ function connections(env: Env): Record<string, string> {
   for (const [name, url] of Object.entries(parsed)) {
     // A unit stores the name in units.connection (at most 64 characters).
     if (!/^[a-z0-9_-]{1,64}$/i.test(name)) {
-      throw new ConfigError(`DB_CONNECTIONS entry "${name}": a name is 1 to 64 characters of a-z, 0-9, _ or -`);
+      throw new ConfigError(
+        `DB_CONNECTIONS entry "${name}": a name is 1 to 64 characters of a-z, 0-9, _ or -`,
+      );
     }
     if (typeof url !== 'string' || url.trim() === '') {
-      throw new ConfigError(`DB_CONNECTIONS entry "${name}" must map to a database URL string (sqlite:, postgres:// or mysql://)`);
+      throw new ConfigError(
+        `DB_CONNECTIONS entry "${name}" must map to a database URL string (sqlite:, postgres:// or mysql://)`,
+      );
     }
     out[name] = url;
   }
@@ -125,7 +137,10 @@ const PUSHER_NAME = /^[A-Za-z0-9_-]{1,100}$/;
 function pusherName(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!PUSHER_NAME.test(raw)) throw new ConfigError(`${name} must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "${raw}"`);
+  if (!PUSHER_NAME.test(raw))
+    throw new ConfigError(
+      `${name} must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "${raw}"`,
+    );
   return raw;
 }
 
@@ -133,11 +148,14 @@ function pusherEndpoint(env: Env): PusherEndpoint | null {
   const host = env.PUSHER_HOST ?? '';
   // Checked even without PUSHER_HOST (Laravel's .env ships PUSHER_PORT=443 with an empty host).
   const scheme = (env.PUSHER_SCHEME || 'https').toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') throw new ConfigError(`PUSHER_SCHEME must be http or https, got "${env.PUSHER_SCHEME}"`);
+  if (scheme !== 'http' && scheme !== 'https')
+    throw new ConfigError(`PUSHER_SCHEME must be http or https, got "${env.PUSHER_SCHEME}"`);
   const port = int(env, 'PUSHER_PORT', scheme === 'https' ? 443 : 80, 1, 65535);
   if (host === '') return null;
   if (!/^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/.test(host)) {
-    throw new ConfigError(`PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "${host}"`);
+    throw new ConfigError(
+      `PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "${host}"`,
+    );
   }
   return Object.freeze({ host, port, scheme });
 }
@@ -177,7 +195,10 @@ function restDriver(env: Env): RestDriverConfig {
 function redis(env: Env): RedisConfig | null {
   const url = env.REDIS_URL ?? '';
   const prefix = env.REDIS_PREFIX || 'svc:';
-  if (!/^[\x21-\x7e]{1,100}$/.test(prefix)) throw new ConfigError(`REDIS_PREFIX must be 1 to 100 visible ASCII characters (no spaces), got "${prefix}"`);
+  if (!/^[\x21-\x7e]{1,100}$/.test(prefix))
+    throw new ConfigError(
+      `REDIS_PREFIX must be 1 to 100 visible ASCII characters (no spaces), got "${prefix}"`,
+    );
   if (url === '') return null;
   let protocol: string;
   try {
@@ -186,7 +207,10 @@ function redis(env: Env): RedisConfig | null {
     protocol = '';
   }
   // The value is not echoed: it may hold a password.
-  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  if (protocol !== 'redis:' && protocol !== 'rediss:')
+    throw new ConfigError(
+      'REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379',
+    );
   return Object.freeze({ url, prefix });
 }
 
@@ -194,7 +218,9 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
   if (!['OFF', 'NORMAL', 'FULL', 'EXTRA'].includes(synchronous)) {
-    throw new ConfigError(`SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA, got "${synchronous}"`);
+    throw new ConfigError(
+      `SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA, got "${synchronous}"`,
+    );
   }
   return Object.freeze({
     host: env.HOST || '127.0.0.1',

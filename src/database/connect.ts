@@ -4,13 +4,13 @@ import type { Database } from './database.js';
 import type { Db } from './db.js';
 import type { DialectAdapter } from './dialects/dialect-adapter.js';
 import { mysqlAdapter } from './dialects/mysql/adapter.js';
-import { postgresAdapter } from './dialects/postgres/adapter.js';
-import { sqliteAdapter } from './dialects/sqlite/adapter.js';
 import { connectMysql } from './dialects/mysql/connect.js';
 import { mysqlRawSql } from './dialects/mysql/raw-sql.js';
 import type { PoolOptions } from './dialects/pool-options.js';
+import { postgresAdapter } from './dialects/postgres/adapter.js';
 import { connectPostgres } from './dialects/postgres/connect.js';
 import { postgresRawSql } from './dialects/postgres/raw-sql.js';
+import { sqliteAdapter } from './dialects/sqlite/adapter.js';
 import { connectSqlite } from './dialects/sqlite/connect.js';
 import type { SqliteOptions } from './dialects/sqlite/options.js';
 import { sqliteRawSql } from './dialects/sqlite/raw-sql.js';
@@ -29,17 +29,21 @@ function unsupported(url: string): Error {
 }
 
 export function connectDatabase(url: string, options: ConnectOptions): Database {
-  if (url.startsWith('sqlite:')) return connectSqlite(url.slice('sqlite:'.length) || ':memory:', options.sqlite);
+  if (url.startsWith('sqlite:'))
+    return connectSqlite(url.slice('sqlite:'.length) || ':memory:', options.sqlite);
   if (/^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options.pool);
-  if (/^(mysql|mariadb):\/\//.test(url)) return connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.pool);
+  if (/^(mysql|mariadb):\/\//.test(url))
+    return connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.pool);
   throw unsupported(url);
 }
 
 /** Operator SQL on the database at `url` (the signed-request driver), on connections of its own. */
 export function openRawSql(url: string, limits: RawSqlLimits): RawSql {
-  if (url.startsWith('sqlite:')) return sqliteRawSql(url.slice('sqlite:'.length) || ':memory:', limits);
+  if (url.startsWith('sqlite:'))
+    return sqliteRawSql(url.slice('sqlite:'.length) || ':memory:', limits);
   if (/^postgres(ql)?:\/\//.test(url)) return postgresRawSql(url, limits);
-  if (/^(mysql|mariadb):\/\//.test(url)) return mysqlRawSql(url.replace(/^mariadb:/, 'mysql:'), limits);
+  if (/^(mysql|mariadb):\/\//.test(url))
+    return mysqlRawSql(url.replace(/^mariadb:/, 'mysql:'), limits);
   throw unsupported(url);
 }
 

@@ -2,7 +2,6 @@
 import type { Db } from './db.js';
 import type { DialectAdapter } from './dialects/dialect-adapter.js';
 
-
 export interface Database {
   readonly db: Db;
   readonly adapter: DialectAdapter;

@@ -12,7 +12,11 @@ export const INVALID_VALUE = 'A value does not fit the type of its column.';
 /** Where a value the column cannot hold came from: a written record, or a read's filters. */
 export type ValueSource = 'record' | 'filters';
 
-export function driverError(error: unknown, adapters: DialectAdapter | readonly DialectAdapter[], source: ValueSource): HttpError | null {
+export function driverError(
+  error: unknown,
+  adapters: DialectAdapter | readonly DialectAdapter[],
+  source: ValueSource,
+): HttpError | null {
   for (const adapter of Array.isArray(adapters) ? adapters : [adapters as DialectAdapter]) {
     const known = adapter.translateError(error);
     if (!known) continue;
@@ -20,7 +24,11 @@ export function driverError(error: unknown, adapters: DialectAdapter | readonly 
       case 'unique':
         return fieldError(known.column ?? 'record', 'has already been taken.');
       case 'foreign-key':
-        return errors.validation({ record: ['The record is still in use by other records, or refers to a record that does not exist.'] });
+        return errors.validation({
+          record: [
+            'The record is still in use by other records, or refers to a record that does not exist.',
+          ],
+        });
       case 'not-null':
         return fieldError(known.column ?? 'record', 'field is required.');
       case 'too-long':

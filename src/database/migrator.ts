@@ -1,12 +1,12 @@
 // Runs Kysely's migrator over the two ordered sets: system tables (the main database only) and
 // data tables (the main database and every unit database). Reports instead of throwing raw.
-import { Migrator, type Migration, type MigrationResult } from 'kysely';
+import { type Migration, type MigrationResult, Migrator } from 'kysely';
 import type { Db } from './db.js';
-import * as system0001 from './migrations/system/0001-identities.js';
-import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 import * as data0001 from './migrations/data/0001-import-templates.js';
 import * as data0002 from './migrations/data/0002-covering-indexes.js';
 import * as data0003 from './migrations/data/0003-sort-indexes-nulls-first.js';
+import * as system0001 from './migrations/system/0001-identities.js';
+import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 
 export type MigrationSet = 'system' | 'data';
 
@@ -34,7 +34,10 @@ export interface MigrationReport {
 
 export class MigrationFailed extends Error {
   constructor(set: MigrationSet, migration: string | undefined, cause: unknown) {
-    super(`Migration ${set}/${migration ?? '?'} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `Migration ${set}/${migration ?? '?'} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -55,7 +58,10 @@ export async function migrate(db: Db, sets: readonly MigrationSet[]): Promise<Mi
     const { error, results } = await migratorFor(db, set).migrateToLatest();
     const failed = results?.find((r: MigrationResult) => r.status === 'Error');
     if (error) throw new MigrationFailed(set, failed?.migrationName, error);
-    reports.push({ set, applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) });
+    reports.push({
+      set,
+      applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+    });
   }
   return reports;
 }

@@ -2,7 +2,7 @@
 // of a given shape is built once with named placeholders, compiled by Kysely, and its SQL kept;
 // later requests only fill in the parameter values. Kysely's prepared-statement cache (see
 // dialects/sqlite/connect.ts) then finds the same SQL text every time.
-import { CompiledQuery, sql, type Compilable, type RawBuilder } from 'kysely';
+import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
 
 const SENTINEL = '\u0000svc-param:';
@@ -20,10 +20,17 @@ export type MemoScope = true | { readonly tables: readonly string[] };
  * Runs a compiled statement synchronously on a connection of the engine's own (SQLite), from the
  * memo when `memo` allows it. Rows are returned for a SELECT or a RETURNING.
  */
-export type DirectExecutor = (sql: string, parameters: readonly unknown[], memo: MemoScope | undefined) => unknown[];
+export type DirectExecutor = (
+  sql: string,
+  parameters: readonly unknown[],
+  memo: MemoScope | undefined,
+) => unknown[];
 
 /** Per Db: runs its cached SELECTs (`reads`), or every cached statement (`all`), directly. */
-const direct = new WeakMap<Db, { readonly executor: DirectExecutor; readonly statements: 'reads' | 'all' }>();
+const direct = new WeakMap<
+  Db,
+  { readonly executor: DirectExecutor; readonly statements: 'reads' | 'all' }
+>();
 
 /**
  * Lets cached SELECTs on `db` (never on one of its transactions) skip the query executor: an
@@ -52,7 +59,10 @@ export function paramList(prefix: string, count: number): Array<RawBuilder<unkno
 }
 
 /** The values of `paramList(prefix, values.length)`. */
-export function paramListValues(prefix: string, values: readonly unknown[]): Record<string, unknown> {
+export function paramListValues(
+  prefix: string,
+  values: readonly unknown[],
+): Record<string, unknown> {
   const named: Record<string, unknown> = {};
   for (let i = 0; i < values.length; i += 1) named[prefix + i] = values[i];
   return named;
@@ -89,7 +99,7 @@ function encodeKey(key: StatementKey): string {
   for (const part of key) {
     if (typeof part === 'object' && part !== null) {
       let id = objectIds.get(part);
-      if (id === undefined) objectIds.set(part, (id = (nextObjectId += 1)));
+      if (id === undefined) objectIds.set(part, (id = nextObjectId += 1));
       text += `#${id},`;
     } else {
       text += `${JSON.stringify(part)},`;
@@ -121,7 +131,9 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
       select: compiled.query.kind === 'SelectQueryNode',
       query: compiled.query,
       slots: compiled.parameters.map((p) =>
-        typeof p === 'string' && p.startsWith(SENTINEL) ? { name: p.slice(SENTINEL.length) } : { value: p },
+        typeof p === 'string' && p.startsWith(SENTINEL)
+          ? { name: p.slice(SENTINEL.length) }
+          : { value: p },
       ),
     };
     if (shapes.size >= LIMIT) shapes.clear();
@@ -148,7 +160,8 @@ export async function runCached<R>(
   const template = templateOf(db, encodeKey(key), build);
   const parameters = template.slots.map((slot) => {
     if (!('name' in slot)) return slot.value;
-    if (!(slot.name in values)) throw new Error(`Query "${key[0].name}" needs a value for "${slot.name}"`);
+    if (!(slot.name in values))
+      throw new Error(`Query "${key[0].name}" needs a value for "${slot.name}"`);
     return values[slot.name];
   });
   const shortcut = direct.get(db);

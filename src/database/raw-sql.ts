@@ -48,7 +48,12 @@ export interface RawTableColumn {
   readonly primary_key: boolean;
 }
 
-export type RawSqlRefusalKind = 'multiple-statements' | 'read-only' | 'timeout' | 'invalid' | 'unavailable';
+export type RawSqlRefusalKind =
+  | 'multiple-statements'
+  | 'read-only'
+  | 'timeout'
+  | 'invalid'
+  | 'unavailable';
 
 /** The operator-facing wording of the refusals, the same on every engine. */
 /** Connections each server database keeps for the driver (per process). */
@@ -57,7 +62,8 @@ export const DRIVER_POOL_SIZE = 2;
 export const DRIVER_CHECKOUT_TIMEOUT_MS = 10_000;
 
 export const refusals = {
-  readOnly: 'The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.',
+  readOnly:
+    'The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.',
   oneStatement: 'Send exactly one SQL statement per request.',
   empty: 'The sql field holds no SQL statement.',
   timeout: (ms: number) => `The statement ran longer than ${ms} ms and was cancelled.`,

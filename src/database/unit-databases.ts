@@ -3,9 +3,9 @@
 // opened and brought to the latest 'data' migration at start (a database that cannot be opened
 // stops the start, naming the entry, never its URL: it may hold a password), and all are closed
 // at shutdown. System tables never live here: they stay in DATABASE_URL.
-import { connectDatabase, type ConnectOptions } from './connect.js';
+import { type ConnectOptions, connectDatabase } from './connect.js';
 import type { Database } from './database.js';
-import { migrate, type MigrationReport } from './migrator.js';
+import { type MigrationReport, migrate } from './migrator.js';
 
 /** A unit's connection that names no configured database: its data requests must not run. */
 export interface UnknownConnection {
@@ -32,7 +32,11 @@ export class UnitDatabases {
    * and an entry with DATABASE_URL's URL is the main database itself (so a write there stays one
    * transaction with its system reads).
    */
-  static async open(main: Database, settings: UnitDatabaseSettings, options: ConnectOptions): Promise<UnitDatabases> {
+  static async open(
+    main: Database,
+    settings: UnitDatabaseSettings,
+    options: ConnectOptions,
+  ): Promise<UnitDatabases> {
     const byUrl = new Map<string, Database>([[settings.databaseUrl, main]]);
     const named = new Map<string, Database>();
     const owned: Database[] = [];

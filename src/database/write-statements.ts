@@ -11,13 +11,22 @@ const UPDATE = statementSite('update where');
 const DELETE = statementSite('delete where');
 
 /** Adds the columns' values, in order, to `into` as `<prefix>0..`. */
-function named(prefix: string, columns: readonly string[], values: Values, into: Record<string, unknown> = {}): Record<string, unknown> {
-  for (let i = 0; i < columns.length; i += 1) into[prefix + i] = values[columns[i] as string] ?? null;
+function named(
+  prefix: string,
+  columns: readonly string[],
+  values: Values,
+  into: Record<string, unknown> = {},
+): Record<string, unknown> {
+  for (let i = 0; i < columns.length; i += 1)
+    into[prefix + i] = values[columns[i] as string] ?? null;
   return into;
 }
 
 /** The equality conditions of `where`, in key order, as placeholders `w0..`. */
-function whereEquals<Q extends { where(column: string, op: '=', value: unknown): Q }>(query: Q, columns: readonly string[]): Q {
+function whereEquals<Q extends { where(column: string, op: '=', value: unknown): Q }>(
+  query: Q,
+  columns: readonly string[],
+): Q {
   return columns.reduce((q, c, i) => q.where(c, '=', param(`w${i}`)), query);
 }
 
@@ -25,7 +34,12 @@ function whereEquals<Q extends { where(column: string, op: '=', value: unknown):
  * Inserts rows that share one column list (the first row's), in one statement; with
  * `returning`, answers the inserted rows' values of that column.
  */
-export async function insertRows(db: Db, table: string, rows: readonly Values[], returning?: string): Promise<Array<Record<string, unknown>>> {
+export async function insertRows(
+  db: Db,
+  table: string,
+  rows: readonly Values[],
+  returning?: string,
+): Promise<Array<Record<string, unknown>>> {
   const [first] = rows;
   if (!first) return [];
   const columns = Object.keys(first);
@@ -37,7 +51,11 @@ export async function insertRows(db: Db, table: string, rows: readonly Values[],
     db,
     [INSERT, table, rows.length, returning ?? null, ...columns],
     () => {
-      const query = db.insertInto(table).values(rows.map((_, r) => Object.fromEntries(columns.map((c, i) => [c, param(`r${r}c${i}`)]))));
+      const query = db
+        .insertInto(table)
+        .values(
+          rows.map((_, r) => Object.fromEntries(columns.map((c, i) => [c, param(`r${r}c${i}`)]))),
+        );
       return returning ? query.returning(returning) : query;
     },
     values,
@@ -45,13 +63,22 @@ export async function insertRows(db: Db, table: string, rows: readonly Values[],
 }
 
 /** `update <table> set <changes> where <column> = <value> and ...` */
-export async function updateWhere(db: Db, table: string, changes: Values, where: Values): Promise<void> {
+export async function updateWhere(
+  db: Db,
+  table: string,
+  changes: Values,
+  where: Values,
+): Promise<void> {
   const columns = Object.keys(changes);
   const conditions = Object.keys(where);
   await runCached(
     db,
     [UPDATE, table, columns.length, ...columns, ...conditions],
-    () => whereEquals(db.updateTable(table).set(Object.fromEntries(columns.map((c, i) => [c, param(`s${i}`)]))), conditions),
+    () =>
+      whereEquals(
+        db.updateTable(table).set(Object.fromEntries(columns.map((c, i) => [c, param(`s${i}`)]))),
+        conditions,
+      ),
     named('w', conditions, where, named('s', columns, changes)),
   );
 }

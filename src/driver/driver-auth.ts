@@ -32,10 +32,15 @@ export function driverAuth(options: DriverAuthOptions): DriverAuth {
     async verify(request) {
       const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
       // request.url is the target as sent: not decoded, not normalised.
-      const check = checkSignature(secret, { method: request.method, target: request.url, body, headers: request.headers }, clock());
+      const check = checkSignature(
+        secret,
+        { method: request.method, target: request.url, body, headers: request.headers },
+        clock(),
+      );
       // The nonce is recorded only once the signature holds: unsigned requests cannot fill the store.
       let refusal = check.ok ? null : check.reason;
-      if (check.ok && !(await nonces.claim(check.nonce, check.nonceExpiresAt))) refusal = 'The nonce was already used.';
+      if (check.ok && !(await nonces.claim(check.nonce, check.nonceExpiresAt)))
+        refusal = 'The nonce was already used.';
       if (refusal === null) return;
       await limiter.fail(request.ip);
       throw errors.driverUnauthenticated(refusal);

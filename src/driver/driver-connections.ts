@@ -1,7 +1,7 @@
 // The databases the driver can reach by name: the main one (DATABASE_URL) when a request names
 // none, and each DB_CONNECTIONS entry. Each is set up at start, so an engine the driver does not
 // support stops the service with a clear message; files are opened on first use.
-import { ConfigError, type Config } from '../config/config.js';
+import { type Config, ConfigError } from '../config/config.js';
 import { openRawSql } from '../database/connect.js';
 import type { RawSql } from '../database/raw-sql.js';
 
@@ -12,15 +12,26 @@ export class DriverConnections {
   ) {}
 
   static open(config: Config): DriverConnections {
-    const limits = { allowWrite: config.restDriver.allowWrite, maxRows: config.restDriver.maxRows, timeoutMs: config.restDriver.timeoutMs };
+    const limits = {
+      allowWrite: config.restDriver.allowWrite,
+      maxRows: config.restDriver.maxRows,
+      timeoutMs: config.restDriver.timeoutMs,
+    };
     const open = (url: string, what: string): RawSql => {
       try {
         return openRawSql(url, limits);
       } catch (error) {
-        throw new ConfigError(`REST_DRIVER_ENABLED: the driver cannot use ${what}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ConfigError(
+          `REST_DRIVER_ENABLED: the driver cannot use ${what}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     };
-    const named = new Map(Object.entries(config.dbConnections).map(([name, url]) => [name, open(url, `DB_CONNECTIONS entry "${name}"`)]));
+    const named = new Map(
+      Object.entries(config.dbConnections).map(([name, url]) => [
+        name,
+        open(url, `DB_CONNECTIONS entry "${name}"`),
+      ]),
+    );
     return new DriverConnections(open(config.databaseUrl, 'DATABASE_URL'), named);
   }
 

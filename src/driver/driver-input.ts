@@ -12,7 +12,10 @@ export interface DriverQuery {
 }
 
 const isBinding = (value: unknown): value is RawBinding =>
-  value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  value === null ||
+  typeof value === 'string' ||
+  typeof value === 'number' ||
+  typeof value === 'boolean';
 
 const CONNECTION_NOT_STRING = 'The connection field must be a string.';
 
@@ -31,18 +34,30 @@ export function readDriverQuery(raw: Buffer): DriverQuery {
   } catch {
     throw errors.malformedJson();
   }
-  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const fields =
+    body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : {};
   const { sql, bindings = [], connection } = fields;
   const bag: Record<string, string[]> = {};
-  if (sql === undefined || sql === null || (typeof sql === 'string' && sql.trim() === '')) bag.sql = ['The sql field is required.'];
+  if (sql === undefined || sql === null || (typeof sql === 'string' && sql.trim() === ''))
+    bag.sql = ['The sql field is required.'];
   else if (typeof sql !== 'string') bag.sql = ['The sql field must be a string.'];
   if (!Array.isArray(bindings)) bag.bindings = ['The bindings field must be an array.'];
   else {
     bindings.forEach((value, i) => {
-      if (!isBinding(value)) bag[`bindings.${i}`] = [`The bindings.${i} field must be a string, number, boolean or null.`];
+      if (!isBinding(value))
+        bag[`bindings.${i}`] = [
+          `The bindings.${i} field must be a string, number, boolean or null.`,
+        ];
     });
   }
-  if (connection !== undefined && connection !== null && typeof connection !== 'string') bag.connection = [CONNECTION_NOT_STRING];
+  if (connection !== undefined && connection !== null && typeof connection !== 'string')
+    bag.connection = [CONNECTION_NOT_STRING];
   if (Object.keys(bag).length > 0) throw errors.validation(bag);
-  return { sql: sql as string, bindings: bindings as RawBinding[], connection: connectionName(connection) };
+  return {
+    sql: sql as string,
+    bindings: bindings as RawBinding[],
+    connection: connectionName(connection),
+  };
 }

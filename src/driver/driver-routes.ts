@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock, FailureLimiter } from '../auth/failure-limiter.js';
 import type { RestDriverConfig } from '../config/config.js';
-import { RawSqlError, type RawSql } from '../database/raw-sql.js';
+import { type RawSql, RawSqlError } from '../database/raw-sql.js';
 import { errors } from '../errors.js';
 import { driverAuth } from './driver-auth.js';
 import type { DriverConnections } from './driver-connections.js';
@@ -27,7 +27,9 @@ export interface DriverRoutesOptions {
 /** The database's refusals as catalog errors; anything else stays a 500. */
 function translated(error: unknown): unknown {
   if (!(error instanceof RawSqlError)) return error;
-  return error.kind === 'unavailable' ? errors.serviceUnavailable() : errors.driverStatementRefused(error.message);
+  return error.kind === 'unavailable'
+    ? errors.serviceUnavailable()
+    : errors.driverStatementRefused(error.message);
 }
 
 async function answer<T>(work: Promise<T>): Promise<T> {
@@ -40,29 +42,49 @@ async function answer<T>(work: Promise<T>): Promise<T> {
 
 export function registerDriverRoutes(app: FastifyInstance, options: DriverRoutesOptions): void {
   const { connections } = options;
-  const auth = driverAuth({ secret: options.config.secret, limiter: options.limiter, nonces: options.nonces, clock: options.clock });
+  const auth = driverAuth({
+    secret: options.config.secret,
+    limiter: options.limiter,
+    nonces: options.nonces,
+    clock: options.clock,
+  });
   const database = (name: string | null): RawSql => {
     const found = connections.get(name);
     if (!found) throw errors.validation({ connection: ['The selected connection is invalid.'] });
     return found;
   };
-  const queryConnection = (query: unknown): string | null => connectionName((query as Record<string, unknown> | undefined)?.connection);
+  const queryConnection = (query: unknown): string | null =>
+    connectionName((query as Record<string, unknown> | undefined)?.connection);
 
   // Encapsulated: only these routes take their body as raw bytes, which the signature covers.
   app.register(
     async (scope) => {
       scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+      scope.addContentTypeParser(
+        'application/json',
+        { parseAs: 'buffer' },
+        (_request, body, done) => done(null, body),
+      );
       scope.addHook('onRequest', auth.refuseBlocked);
       scope.addHook('preHandler', auth.verify);
 
       scope.post('/query', async (request) => {
-        const input = readDriverQuery(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0));
+        const input = readDriverQuery(
+          Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        );
         const target = database(input.connection);
         // An audit line per statement; bindings may hold personal data and stay out of the log.
-        request.log.info({ driver: { connection: input.connection, sql: input.sql.slice(0, 2000) } }, 'rest-driver statement');
+        request.log.info(
+          { driver: { connection: input.connection, sql: input.sql.slice(0, 2000) } },
+          'rest-driver statement',
+        );
         const result = await answer(target.run(input.sql, input.bindings));
-        return { columns: result.columns, rows: result.rows, row_count: result.rows.length, truncated: result.truncated };
+        return {
+          columns: result.columns,
+          rows: result.rows,
+          row_count: result.rows.length,
+          truncated: result.truncated,
+        };
       });
 
       scope.get('/tables', async (request) => {

@@ -38,13 +38,29 @@ function hmac(secret: string, parts: SignedParts): Buffer {
 }
 
 /** The three headers of a request signed now with a fresh nonce. */
-export function signatureHeaders(secret: string, request: Omit<SignedParts, 'timestamp' | 'nonce'>, nowMs = Date.now()): Record<string, string> {
-  const parts = { ...request, timestamp: String(Math.floor(nowMs / 1000)), nonce: randomBytes(16).toString('hex') };
-  return { [HEADER_TIMESTAMP]: parts.timestamp, [HEADER_NONCE]: parts.nonce, [HEADER_SIGNATURE]: hmac(secret, parts).toString('hex') };
+export function signatureHeaders(
+  secret: string,
+  request: Omit<SignedParts, 'timestamp' | 'nonce'>,
+  nowMs = Date.now(),
+): Record<string, string> {
+  const parts = {
+    ...request,
+    timestamp: String(Math.floor(nowMs / 1000)),
+    nonce: randomBytes(16).toString('hex'),
+  };
+  return {
+    [HEADER_TIMESTAMP]: parts.timestamp,
+    [HEADER_NONCE]: parts.nonce,
+    [HEADER_SIGNATURE]: hmac(secret, parts).toString('hex'),
+  };
 }
 
 export type SignatureCheck =
-  | { readonly ok: true; readonly nonce: string; /** Until when the nonce must be remembered. */ readonly nonceExpiresAt: number }
+  | {
+      readonly ok: true;
+      readonly nonce: string /** Until when the nonce must be remembered. */;
+      readonly nonceExpiresAt: number;
+    }
   | { readonly ok: false; readonly reason: string };
 
 type HeaderValue = string | string[] | undefined;
@@ -57,7 +73,12 @@ function single(value: HeaderValue): string | null {
 /** Everything but the nonce's first use, which needs the nonce store (driver-auth.ts). */
 export function checkSignature(
   secret: string,
-  request: { readonly method: string; readonly target: string; readonly body: Uint8Array; readonly headers: Readonly<Record<string, HeaderValue>> },
+  request: {
+    readonly method: string;
+    readonly target: string;
+    readonly body: Uint8Array;
+    readonly headers: Readonly<Record<string, HeaderValue>>;
+  },
   nowMs: number,
 ): SignatureCheck {
   const timestamp = single(request.headers[HEADER_TIMESTAMP]);
@@ -66,12 +87,23 @@ export function checkSignature(
   if (timestamp === null || nonce === null || signature === null) {
     return { ok: false, reason: 'Missing X-Svc-Timestamp, X-Svc-Nonce or X-Svc-Signature.' };
   }
-  if (!TIMESTAMP.test(timestamp)) return { ok: false, reason: 'X-Svc-Timestamp must be unix seconds.' };
+  if (!TIMESTAMP.test(timestamp))
+    return { ok: false, reason: 'X-Svc-Timestamp must be unix seconds.' };
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
-    return { ok: false, reason: `X-Svc-Timestamp is more than ${MAX_SKEW_SECONDS} seconds away from the server time.` };
+    return {
+      ok: false,
+      reason: `X-Svc-Timestamp is more than ${MAX_SKEW_SECONDS} seconds away from the server time.`,
+    };
   }
-  if (!NONCE.test(nonce)) return { ok: false, reason: 'X-Svc-Nonce must be 16 to 128 visible ASCII characters.' };
-  const expected = hmac(secret, { method: request.method, target: request.target, timestamp, nonce, body: request.body });
+  if (!NONCE.test(nonce))
+    return { ok: false, reason: 'X-Svc-Nonce must be 16 to 128 visible ASCII characters.' };
+  const expected = hmac(secret, {
+    method: request.method,
+    target: request.target,
+    timestamp,
+    nonce,
+    body: request.body,
+  });
   // Both 32 bytes once the shape is checked, as timingSafeEqual requires.
   if (!SIGNATURE.test(signature) || !timingSafeEqual(Buffer.from(signature, 'hex'), expected)) {
     return { ok: false, reason: 'Invalid signature.' };

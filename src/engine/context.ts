@@ -26,12 +26,19 @@ export function connectionsOf(context: EngineContext): Connections {
  * driver error is answered as svc's (database/driver-errors.ts): a constraint the rules did not
  * foresee is a 422 under the record, whoever invoked the action.
  */
-export async function inTransaction<T>(context: EngineContext, work: (connections: Connections) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  context: EngineContext,
+  work: (connections: Connections) => Promise<T>,
+): Promise<T> {
   const shared = context.system === context.data;
   try {
-    return await context.data.transaction((trx) => work({ system: shared ? trx : context.system.db, data: trx }));
+    return await context.data.transaction((trx) =>
+      work({ system: shared ? trx : context.system.db, data: trx }),
+    );
   } catch (error) {
-    throw error instanceof HttpError ? error : (driverError(error, [context.data.adapter, context.system.adapter], 'record') ?? error);
+    throw error instanceof HttpError
+      ? error
+      : (driverError(error, [context.data.adapter, context.system.adapter], 'record') ?? error);
   }
 }
 

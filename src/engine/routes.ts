@@ -1,7 +1,12 @@
 // The one engine file that sees Fastify: a route declaration yields the five routes of SPEC.md
 // 4.1 (GET also answers HEAD), restricted to `only`; actions not exposed are unmatched (404).
 // The id is the route's last parameter, whatever its name.
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import { errors } from '../errors.js';
 import { create } from './actions/create.js';
 import { destroy } from './actions/delete.js';
@@ -44,21 +49,33 @@ function lastParameter(path: string): string {
   return names[names.length - 1] ?? 'id';
 }
 
-export function registerResourceRoutes(app: FastifyInstance, route: ResourceRoute, deps: RouteDependencies): void {
+export function registerResourceRoutes(
+  app: FastifyInstance,
+  route: ResourceRoute,
+  deps: RouteDependencies,
+): void {
   const { resource } = route;
   const only = new Set(route.only ?? ACTIONS);
-  for (const action of only) if (!ACTIONS.includes(action)) throw new Error(`${route.path}: unknown action "${action}"`);
+  for (const action of only)
+    if (!ACTIONS.includes(action)) throw new Error(`${route.path}: unknown action "${action}"`);
   const itemPath = `${route.path}/:${route.parameter ?? defaultParameter(route.path)}`;
   const idParameter = lastParameter(itemPath);
   const handlersFor = (action: Action) =>
-    (WRITES.has(action) ? route.middleware?.write : route.middleware?.read)?.map((spec) => deps.middleware(spec)) ?? [];
+    (WRITES.has(action) ? route.middleware?.write : route.middleware?.read)?.map((spec) =>
+      deps.middleware(spec),
+    ) ?? [];
 
   const authorized = async (action: Action, context: EngineContext) => {
-    if (resource.authorize && !(await resource.authorize(action, context))) throw errors.unauthorized();
+    if (resource.authorize && !(await resource.authorize(action, context)))
+      throw errors.unauthorized();
   };
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[idParameter];
   const run =
-    (action: Action, status: number, work: (context: EngineContext, request: FastifyRequest) => Promise<unknown>) =>
+    (
+      action: Action,
+      status: number,
+      work: (context: EngineContext, request: FastifyRequest) => Promise<unknown>,
+    ) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const context = deps.context(request);
       await authorized(action, context);
@@ -66,7 +83,9 @@ export function registerResourceRoutes(app: FastifyInstance, route: ResourceRout
       return reply.code(status).send(body);
     };
 
-  const table: Array<[Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, number, Parameters<typeof run>[2]]> = [
+  const table: Array<
+    [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, number, Parameters<typeof run>[2]]
+  > = [
     ['list', 'GET', route.path, 200, (c, r) => list(resource, c, mergeInputs(r.query, r.body))],
     ['create', 'POST', route.path, 201, (c, r) => create(resource, c, r.body)],
     ['show', 'GET', itemPath, 200, (c, r) => show(resource, c, idOf(r))],

@@ -3,15 +3,19 @@
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, {
-  LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
-import { registerResourceRoutes, type ResourceRoute } from '../engine/routes.js';
+import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
 import { errors } from '../errors.js';
+import type { MiddlewareRegistry } from '../kernel/middleware.js';
 import { NO_SCOPE } from '../model/scope.js';
 import { installErrorHandling } from './error-handler.js';
-import type { MiddlewareRegistry } from '../kernel/middleware.js';
 import { parseQueryString } from './query-string.js';
 import '../kernel/request-state.js';
 
@@ -47,24 +51,47 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // application/json on every GET and DELETE). Fastify's own JSON parser refuses it as
   // FST_ERR_CTP_EMPTY_JSON_BODY; in front of it, a body of JSON whitespace only (it holds no JSON
   // value either) becomes `undefined`, as if none was sent. Anything else is Fastify's parser.
-  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body: string, done) => {
-    if (/^[ \t\n\r]*$/.test(body)) done(null, undefined);
-    else parseJson(request, body, done);
-  });
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (request, body: string, done) => {
+      if (/^[ \t\n\r]*$/.test(body)) done(null, undefined);
+      else parseJson(request, body, done);
+    },
+  );
   app.decorateRequest('svc', null);
-  await app.register(fastifyCookie, { secret: options.cookieSecret ?? randomBytes(32).toString('hex'), hook: 'onRequest' });
-  installErrorHandling(app, { debug: config.appDebug, bodyLimit: config.bodyLimit, adapters: [...new Set([database, ...(options.unitDatabases ?? [])].map((d) => d.adapter))] });
+  await app.register(fastifyCookie, {
+    secret: options.cookieSecret ?? randomBytes(32).toString('hex'),
+    hook: 'onRequest',
+  });
+  installErrorHandling(app, {
+    debug: config.appDebug,
+    bodyLimit: config.bodyLimit,
+    adapters: [...new Set([database, ...(options.unitDatabases ?? [])].map((d) => d.adapter))],
+  });
 
   const context = (request: FastifyRequest): EngineContext => {
     const state = request.svc;
-    if (!state) return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    if (!state)
+      return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
     // Never the main database instead: that would show and change another database's data.
-    if ('unknownConnection' in state.data) throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
-    return { system: database, data: state.data, scope: state.scope, user: state.user, mode: state.mode };
+    if ('unknownConnection' in state.data)
+      throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
+    return {
+      system: database,
+      data: state.data,
+      scope: state.scope,
+      user: state.user,
+      mode: state.mode,
+    };
   };
   const middleware = (spec: string) => options.middleware.resolve(spec);
-  for (const route of options.resources) registerResourceRoutes(app, route, { context, middleware });
+  for (const route of options.resources)
+    registerResourceRoutes(app, route, { context, middleware });
   options.routes?.(app);
   return app;
 }

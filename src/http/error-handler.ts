@@ -12,7 +12,11 @@ function mediaTypeOf(request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
 }
 
-function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: number): HttpError | null {
+function fromFramework(
+  error: FastifyError,
+  request: FastifyRequest,
+  bodyLimit: number,
+): HttpError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.bodyTooLarge(bodyLimit);
@@ -22,15 +26,24 @@ function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: 
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.malformedJson();
   }
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return errors.malformedJson();
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
+    return errors.malformedJson();
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return errors.badRequest(error.message);
   return null;
 }
 
 /** A driver error as svc's answer; a read's unfit value came from its filters (a GET's input). */
-function fromDatabase(error: unknown, request: FastifyRequest, adapters: readonly DialectAdapter[]): HttpError | null {
-  return driverError(error, adapters, request.method === 'GET' || request.method === 'HEAD' ? 'filters' : 'record');
+function fromDatabase(
+  error: unknown,
+  request: FastifyRequest,
+  adapters: readonly DialectAdapter[],
+): HttpError | null {
+  return driverError(
+    error,
+    adapters,
+    request.method === 'GET' || request.method === 'HEAD' ? 'filters' : 'record',
+  );
 }
 
 export interface ErrorHandlingOptions {
@@ -46,7 +59,11 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
     return reply.code(error.status).send(error.body);
   });
   app.setErrorHandler((raw: FastifyError, request, reply) => {
-    let error = raw instanceof HttpError ? raw : fromDatabase(raw, request, options.adapters) ?? fromFramework(raw, request, options.bodyLimit);
+    let error =
+      raw instanceof HttpError
+        ? raw
+        : (fromDatabase(raw, request, options.adapters) ??
+          fromFramework(raw, request, options.bodyLimit));
     if (error?.status === 503 && error.cause !== undefined) {
       // A database that could not serve the request (its driver's error is the cause); a 503 the
       // service raised itself (a unit's unconfigured connection) was logged where it was decided.
@@ -55,7 +72,14 @@ export function installErrorHandling(app: FastifyInstance, options: ErrorHandlin
       request.log.error({ err: raw }, 'unhandled error');
       error = errors.server(
         options.debug
-          ? { message: raw.message, exception: raw.name, trace: (raw.stack ?? '').split('\n').slice(1).map((l) => l.trim()) }
+          ? {
+              message: raw.message,
+              exception: raw.name,
+              trace: (raw.stack ?? '')
+                .split('\n')
+                .slice(1)
+                .map((l) => l.trim()),
+            }
           : undefined,
       );
     }

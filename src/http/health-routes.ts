@@ -2,10 +2,11 @@
 // never cached. GET /health answers while the process is up and touches nothing else (liveness).
 // GET /ready answers 200 only when the database answers and every known migration has run, else
 // 503 naming the failed check (readiness). Both are cheap enough to poll every second.
-import { sql } from 'kysely';
+
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sql } from 'kysely';
 import type { Database } from '../database/database.js';
-import { pendingMigrations, type MigrationSet } from '../database/migrator.js';
+import { type MigrationSet, pendingMigrations } from '../database/migrator.js';
 
 export interface HealthOptions {
   readonly database: Database;
@@ -65,7 +66,10 @@ export function registerHealthRoutes(app: FastifyInstance, options: HealthOption
       }
     }
     const ready = database === 'ok' && migrations === 'ok';
-    const body: Readiness = { status: ready ? 'ok' : 'unavailable', checks: { database, migrations } };
+    const body: Readiness = {
+      status: ready ? 'ok' : 'unavailable',
+      checks: { database, migrations },
+    };
     return send(reply, ready ? 200 : 503, body);
   });
 }

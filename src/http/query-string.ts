@@ -4,7 +4,12 @@ import qs from 'qs';
 
 export function parseQueryString(raw: string): Record<string, unknown> {
   if (raw.includes('[') || raw.includes('%5B') || raw.includes('%5b')) {
-    return qs.parse(raw, { depth: 4, arrayLimit: 1000, parameterLimit: 1000, allowPrototypes: false });
+    return qs.parse(raw, {
+      depth: 4,
+      arrayLimit: 1000,
+      parameterLimit: 1000,
+      allowPrototypes: false,
+    });
   }
   return { ...querystring.parse(raw) };
 }

@@ -15,8 +15,12 @@ export interface ParsedMiddleware {
 export function parseMiddleware(spec: string): ParsedMiddleware {
   const colon = spec.indexOf(':');
   if (colon === -1) return { name: spec, parameters: [] };
-  const parameters = spec.slice(colon + 1).split(',').map((p) => p.trim());
-  if (parameters.some((p) => p === '')) throw new Error(`Middleware "${spec}" has an empty parameter`);
+  const parameters = spec
+    .slice(colon + 1)
+    .split(',')
+    .map((p) => p.trim());
+  if (parameters.some((p) => p === ''))
+    throw new Error(`Middleware "${spec}" has an empty parameter`);
   return { name: spec.slice(0, colon), parameters };
 }
 
@@ -31,7 +35,10 @@ export class MiddlewareRegistry {
   resolve(spec: string): Middleware {
     const { name, parameters } = parseMiddleware(spec);
     const factory = this.factories.get(name);
-    if (!factory) throw new Error(`Unknown middleware "${name}" (known: ${[...this.factories.keys()].join(', ') || 'none'})`);
+    if (!factory)
+      throw new Error(
+        `Unknown middleware "${name}" (known: ${[...this.factories.keys()].join(', ') || 'none'})`,
+      );
     return factory(parameters);
   }
 }

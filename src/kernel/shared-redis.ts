@@ -52,7 +52,10 @@ async function opened(connection: Redis): Promise<Redis> {
     return connection;
   } catch (error) {
     connection.disconnect();
-    throw new Error(`Cannot connect to REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `Cannot connect to REDIS_URL: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 

@@ -12,7 +12,9 @@ function toIso(value: unknown): unknown {
   if (typeof value === 'string') {
     // Stored ISO text is returned as is; other textual forms ("2024-01-01 10:00:00") are UTC.
     if (value.length === 24 && value.endsWith('Z') && value[10] === 'T') return value;
-    const parsed = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+    const parsed = new Date(
+      /[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`,
+    );
     return Number.isNaN(parsed.getTime()) ? value : parsed.toISOString();
   }
   if (typeof value === 'number') return new Date(value).toISOString();
@@ -48,7 +50,8 @@ export const readCasts: Record<CastType, ReadCast> = {
   integer: (v) => (v == null ? null : typeof v === 'number' ? v : Number(v)),
   float: (v) => (v == null ? null : Number(v)),
   string: (v) => (v == null ? null : typeof v === 'string' ? v : String(v)),
-  boolean: (v) => (v == null ? null : v === true || v === 1 || v === '1' || v === 't' || v === 'true'),
+  boolean: (v) =>
+    v == null ? null : v === true || v === 1 || v === '1' || v === 't' || v === 'true',
   json: (v) => {
     if (typeof v !== 'string') return v ?? null;
     try {
@@ -61,7 +64,11 @@ export const readCasts: Record<CastType, ReadCast> = {
 };
 
 /** A payload value in the form the database stores; `toTimestamp` comes from the dialect adapter. */
-export function writeCast(type: CastType | undefined, value: unknown, toTimestamp: (d: Date) => unknown): unknown {
+export function writeCast(
+  type: CastType | undefined,
+  value: unknown,
+  toTimestamp: (d: Date) => unknown,
+): unknown {
   if (value == null) return null;
   switch (type) {
     case 'json':
@@ -86,13 +93,22 @@ export function storableAs(type: CastType | undefined, value: unknown): boolean 
     case 'json':
       return true;
     case 'integer':
-      return (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d{1,15}$/.test(value));
+      return (
+        (typeof value === 'number' && Number.isSafeInteger(value)) ||
+        (typeof value === 'string' && /^-?\d{1,15}$/.test(value))
+      );
     case 'float':
-      return (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
+      return (
+        (typeof value === 'number' && Number.isFinite(value)) ||
+        (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+      );
     case 'boolean':
       return [true, false, 0, 1, '0', '1', 'true', 'false'].includes(value as never);
     case 'datetime':
-      return (typeof value === 'string' || typeof value === 'number') && !Number.isNaN(new Date(value).getTime());
+      return (
+        (typeof value === 'string' || typeof value === 'number') &&
+        !Number.isNaN(new Date(value).getTime())
+      );
     default:
       return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
   }

@@ -1,9 +1,10 @@
 // An entity: a stored table with its key, columns, casts, fillable and hidden fields, computed
 // attributes, relations, validation rules and optional unit/tenant binding. Declared once,
 // checked and compiled at boot; the engine reads only the compiled form.
-import { parseRules, type ParsedRuleSet, type RuleSet } from './rules.js';
-import { readCasts, type CastType, type ReadCast } from './casts.js';
+
 import { compileObjectLiteral } from '../support/object-literal.js';
+import { type CastType, type ReadCast, readCasts } from './casts.js';
+import { type ParsedRuleSet, parseRules, type RuleSet } from './rules.js';
 
 export type Row = Record<string, unknown>;
 
@@ -98,20 +99,27 @@ export function defineEntity(def: EntityDefinition): Entity {
   const columnSet = new Set(def.columns);
   const primaryKey = def.primaryKey ?? 'id';
   const known = (list: Iterable<string>, what: string) => {
-    for (const column of list) check(def, columnSet.has(column), `${what} "${column}" is not a declared column`);
+    for (const column of list)
+      check(def, columnSet.has(column), `${what} "${column}" is not a declared column`);
   };
   check(def, columnSet.has(primaryKey), `primary key "${primaryKey}" is not a declared column`);
   known(def.fillable, 'fillable column');
   known(def.hidden ?? [], 'hidden column');
   known(Object.keys(def.casts ?? {}), 'cast column');
-  for (const column of [def.unitColumn, def.tenantColumn, def.ownerColumn]) if (column) known([column], 'scope column');
+  for (const column of [def.unitColumn, def.tenantColumn, def.ownerColumn])
+    if (column) known([column], 'scope column');
   const timestamps = def.timestamps ?? {
     createdAt: columnSet.has('created_at') ? 'created_at' : null,
     updatedAt: columnSet.has('updated_at') ? 'updated_at' : null,
   };
-  known([timestamps.createdAt, timestamps.updatedAt].filter((c): c is string => c !== null), 'timestamp column');
+  known(
+    [timestamps.createdAt, timestamps.updatedAt].filter((c): c is string => c !== null),
+    'timestamp column',
+  );
 
-  const rules = def.rules ? checkedRules(def, def.rules, new Set([...def.columns, ...Object.keys(def.writeOnly ?? {})])) : null;
+  const rules = def.rules
+    ? checkedRules(def, def.rules, new Set([...def.columns, ...Object.keys(def.writeOnly ?? {})]))
+    : null;
 
   const hidden = new Set(def.hidden ?? []);
   const casts = { ...(def.casts ?? {}) };
@@ -149,7 +157,11 @@ export function defineEntity(def: EntityDefinition): Entity {
     serialize,
   });
   const previous = registry.get(def.name);
-  check(def, !previous || previous.table === def.table, `another entity is already named "${def.name}"`);
+  check(
+    def,
+    !previous || previous.table === def.table,
+    `another entity is already named "${def.name}"`,
+  );
   registry.set(def.name, entity);
   return entity;
 }
@@ -159,11 +171,19 @@ export function defineEntity(def: EntityDefinition): Entity {
  * here for a new record and an existing one, so a misspelt rule or field stops the service at
  * boot with the entity, field and rule named instead of answering 500 at the first write.
  */
-function checkedRules(def: EntityDefinition, rules: (id: number | null) => RuleSet, fields: ReadonlySet<string>): (id: number | null) => ParsedRuleSet {
+function checkedRules(
+  def: EntityDefinition,
+  rules: (id: number | null) => RuleSet,
+  fields: ReadonlySet<string>,
+): (id: number | null) => ParsedRuleSet {
   for (const id of [null, 1]) {
     const set = rules(id);
     for (const field of Object.keys(set)) {
-      check(def, fields.has(field), `rules name field "${field}", which is neither a column nor a write-only field`);
+      check(
+        def,
+        fields.has(field),
+        `rules name field "${field}", which is neither a column nor a write-only field`,
+      );
     }
     try {
       parseRules(set);
@@ -177,7 +197,10 @@ function checkedRules(def: EntityDefinition, rules: (id: number | null) => RuleS
 /** Resolves a resource's `model` setting given as a name. */
 export function entityNamed(name: string): Entity {
   const entity = registry.get(name);
-  if (!entity) throw new Error(`No entity is named "${name}" (known: ${[...registry.keys()].join(', ') || 'none'})`);
+  if (!entity)
+    throw new Error(
+      `No entity is named "${name}" (known: ${[...registry.keys()].join(', ') || 'none'})`,
+    );
   return entity;
 }
 

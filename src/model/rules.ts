@@ -3,7 +3,15 @@
 
 export type RuleSet = Record<string, readonly string[]>;
 
-type SimpleName = 'string' | 'integer' | 'numeric' | 'boolean' | 'array' | 'json' | 'email' | 'date';
+type SimpleName =
+  | 'string'
+  | 'integer'
+  | 'numeric'
+  | 'boolean'
+  | 'array'
+  | 'json'
+  | 'email'
+  | 'date';
 
 /** Rules that only test the value itself. */
 export type PureRule =
@@ -13,8 +21,19 @@ export type PureRule =
 
 /** Rules answered by the database, in one batched lookup per table/column. */
 export type DbRule =
-  | { readonly name: 'exists'; readonly table: string; readonly column: string; readonly lookup: string }
-  | { readonly name: 'unique'; readonly table: string; readonly column: string; readonly ignoreId: string | null; readonly lookup: string };
+  | {
+      readonly name: 'exists';
+      readonly table: string;
+      readonly column: string;
+      readonly lookup: string;
+    }
+  | {
+      readonly name: 'unique';
+      readonly table: string;
+      readonly column: string;
+      readonly ignoreId: string | null;
+      readonly lookup: string;
+    };
 
 export type CheckRule = PureRule | DbRule;
 
@@ -36,21 +55,40 @@ export type ParsedRuleSet = readonly FieldRules[];
 type Modifier = 'required' | 'nullable' | 'sometimes';
 export type ParsedRule = CheckRule | { readonly name: Modifier };
 
-const SIMPLE: readonly string[] = ['string', 'integer', 'numeric', 'boolean', 'array', 'json', 'email', 'date'] satisfies SimpleName[];
+const SIMPLE: readonly string[] = [
+  'string',
+  'integer',
+  'numeric',
+  'boolean',
+  'array',
+  'json',
+  'email',
+  'date',
+] satisfies SimpleName[];
 // nullable is accepted for Laravel compatibility; null already skips non-required rules here.
 const MODIFIERS: readonly string[] = ['required', 'nullable', 'sometimes'] satisfies Modifier[];
 
-const isSimple = (name: string): name is SimpleName | Modifier => SIMPLE.includes(name) || MODIFIERS.includes(name);
+const isSimple = (name: string): name is SimpleName | Modifier =>
+  SIMPLE.includes(name) || MODIFIERS.includes(name);
 const isCheck = (rule: ParsedRule): rule is CheckRule => !MODIFIERS.includes(rule.name);
 
 const parsedSets = new Map<string, ParsedRuleSet>();
 const PARSED_SETS_LIMIT = 1000;
 
 /** The last sets asked for, compared field by field: a repeated set costs no string at all. */
-const recent: Array<{ readonly fields: readonly string[]; readonly rules: RuleSet; readonly parsed: ParsedRuleSet }> = [];
+const recent: Array<{
+  readonly fields: readonly string[];
+  readonly rules: RuleSet;
+  readonly parsed: ParsedRuleSet;
+}> = [];
 const RECENT_LIMIT = 16;
 
-function sameRules(fields: readonly string[], rules: RuleSet, other: RuleSet, otherFields: readonly string[]): boolean {
+function sameRules(
+  fields: readonly string[],
+  rules: RuleSet,
+  other: RuleSet,
+  otherFields: readonly string[],
+): boolean {
   if (fields.length !== otherFields.length) return false;
   for (let f = 0; f < fields.length; f += 1) {
     const field = fields[f] as string;
@@ -66,7 +104,8 @@ function sameRules(fields: readonly string[], rules: RuleSet, other: RuleSet, ot
 /** Parsed once per distinct rule set: entities build their rules anew for every write. */
 export function parseRules(rules: RuleSet): ParsedRuleSet {
   const fields = Object.keys(rules);
-  for (const entry of recent) if (sameRules(entry.fields, entry.rules, rules, fields)) return entry.parsed;
+  for (const entry of recent)
+    if (sameRules(entry.fields, entry.rules, rules, fields)) return entry.parsed;
   const signature = JSON.stringify(rules);
   let parsed = parsedSets.get(signature);
   if (!parsed) {
@@ -136,7 +175,13 @@ export function parseRule(field: string, raw: string): ParsedRule {
       const [table = '', column, ignore] = expect(3, 'unique:table[,column[,ignoreId]]');
       if (table === '') fail('missing table');
       const ignoreId = ignore === undefined || ignore === '' || ignore === 'NULL' ? null : ignore;
-      return { name, table, column: column || field, ignoreId, lookup: lookupKey(table, column || field) };
+      return {
+        name,
+        table,
+        column: column || field,
+        ignoreId,
+        lookup: lookupKey(table, column || field),
+      };
     }
     default:
       return fail(`unknown rule "${name}"`);

@@ -5,7 +5,7 @@
 // key names them, so each unit gets its own compiled statement (units are few). A bound
 // parameter there would make SQLite re-prepare the statement at every execution once ANALYZE
 // has gathered stat4 samples on the column: several times the cost of running it.
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Entity } from './entity.js';
 
 export interface Scope {
@@ -20,8 +20,10 @@ export interface ScopeConditions {
   readonly where: ReadonlyArray<Expression<SqlBool>>;
 }
 
-const bindsUnit = (entity: Entity, scope: Scope) => entity.unitColumn !== null && scope.unitId !== null;
-const bindsTenant = (entity: Entity, scope: Scope) => entity.tenantColumn !== null && scope.tenantId !== null;
+const bindsUnit = (entity: Entity, scope: Scope) =>
+  entity.unitColumn !== null && scope.unitId !== null;
+const bindsTenant = (entity: Entity, scope: Scope) =>
+  entity.tenantColumn !== null && scope.tenantId !== null;
 
 /**
  * The scope ids a query over `entities` writes into its SQL (see above): part of its statement
@@ -37,8 +39,14 @@ export function scopeKey(entities: Entity | readonly Entity[], scope: Scope): st
 /** The conditions that keep a unit- or tenant-bound entity's rows to the caller's. */
 export function scopeConditions(entity: Entity, scope: Scope): ScopeConditions {
   const where: Array<Expression<SqlBool>> = [];
-  if (bindsUnit(entity, scope)) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.unitColumn}`)} = ${sql.lit(Math.trunc(Number(scope.unitId)))}`);
-  if (bindsTenant(entity, scope)) where.push(sql<boolean>`${sql.ref(`${entity.table}.${entity.tenantColumn}`)} = ${sql.lit(Math.trunc(Number(scope.tenantId)))}`);
+  if (bindsUnit(entity, scope))
+    where.push(
+      sql<boolean>`${sql.ref(`${entity.table}.${entity.unitColumn}`)} = ${sql.lit(Math.trunc(Number(scope.unitId)))}`,
+    );
+  if (bindsTenant(entity, scope))
+    where.push(
+      sql<boolean>`${sql.ref(`${entity.table}.${entity.tenantColumn}`)} = ${sql.lit(Math.trunc(Number(scope.tenantId)))}`,
+    );
   return { where };
 }
 

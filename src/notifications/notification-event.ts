@@ -20,7 +20,19 @@ export interface NotificationEventPayload {
   readonly unread_count: number;
 }
 
-export function eventPayload(record: NotificationRecord, unreadCount: number): NotificationEventPayload {
+export function eventPayload(
+  record: NotificationRecord,
+  unreadCount: number,
+): NotificationEventPayload {
   const { title, message, icon, level } = record.data;
-  return { id: record.id, title, message, icon, level, action: record.action, created_at: record.created_at, unread_count: unreadCount };
+  return {
+    id: record.id,
+    title,
+    message,
+    icon,
+    level,
+    action: record.action,
+    created_at: record.created_at,
+    unread_count: unreadCount,
+  };
 }

@@ -1,16 +1,34 @@
 // The sending inputs of SPEC.md 6 (DESIGN.md 3.6 for the wire names), validated with the
 // engine's Laravel-worded validator, then normalised into what is stored: one recipient list
 // without repeats, the sender, the type, `data` (display fields plus extras) and the action.
+
+import {
+  type Lookup,
+  parseRules,
+  type RuleSet,
+  type ValidationUnit,
+  validateAll,
+} from '../engine/validation/validator.js';
 import type { ErrorBag } from '../errors.js';
 import { errors } from '../errors.js';
-import { parseRules, validateAll, type Lookup, type RuleSet, type ValidationUnit } from '../engine/validation/validator.js';
-import { LEVELS, type Level, type NotificationAction, type NotificationData } from './notification-record.js';
+import {
+  LEVELS,
+  type Level,
+  type NotificationAction,
+  type NotificationData,
+} from './notification-record.js';
 
 /** A user id, its text form, or a user record (anything with an `id`). */
 export type Recipient = number | string | { readonly id: number | string };
 
 export type ActionInput =
-  | { readonly kind: 'go'; readonly screen: string; readonly method?: string | null; readonly parameters?: Record<string, unknown> | null; readonly label?: string | null }
+  | {
+      readonly kind: 'go';
+      readonly screen: string;
+      readonly method?: string | null;
+      readonly parameters?: Record<string, unknown> | null;
+      readonly label?: string | null;
+    }
   | { readonly kind: 'navigate'; readonly url: string; readonly label?: string | null }
   | { readonly kind: 'url'; readonly url: string; readonly label?: string | null };
 
@@ -56,12 +74,22 @@ const TOP_RULES: RuleSet = {
 const RECIPIENT_RULES = ['required', 'integer', 'exists:users,id'];
 const LABEL = ['nullable', 'string', 'max:255'];
 const ACTION_RULES: Record<string, RuleSet> = {
-  go: { screen: ['required', 'string', 'max:255'], method: ['nullable', 'string', 'max:255'], parameters: ['nullable', 'array'], label: LABEL },
+  go: {
+    screen: ['required', 'string', 'max:255'],
+    method: ['nullable', 'string', 'max:255'],
+    parameters: ['nullable', 'array'],
+    label: LABEL,
+  },
   navigate: { url: ['required', 'string', 'max:2048'], label: LABEL },
   url: { url: ['required', 'string', 'max:2048'], label: LABEL },
 };
 const parsedTop = parseRules(TOP_RULES);
-const parsedActions = Object.fromEntries(Object.entries(ACTION_RULES).map(([kind, rules]) => [kind, parseRules({ kind: ['required', 'in:go,navigate,url'], ...rules })]));
+const parsedActions = Object.fromEntries(
+  Object.entries(ACTION_RULES).map(([kind, rules]) => [
+    kind,
+    parseRules({ kind: ['required', 'in:go,navigate,url'], ...rules }),
+  ]),
+);
 const parsedKindOnly = parseRules({ kind: ['required', 'in:go,navigate,url'] });
 
 function plainObject(value: unknown): value is Record<string, unknown> {
@@ -73,7 +101,8 @@ function idOf(value: unknown): unknown {
   return plainObject(value) && 'id' in value ? value.id : value;
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value : null;
 
 function add(bag: ErrorBag, key: string, message: string): void {
   (bag[key] ??= []).push(message);
@@ -84,23 +113,33 @@ function shapeErrors(fields: Record<string, unknown>, bag: ErrorBag): void {
   const { data, action } = fields;
   if (Array.isArray(data) && data.length > 0) add(bag, 'data', 'The data field must be an object.');
   if (plainObject(data)) {
-    for (const key of RESERVED_DATA_KEYS) if (Object.hasOwn(data, key)) add(bag, `data.${key}`, `The data.${key} field is prohibited.`);
+    for (const key of RESERVED_DATA_KEYS)
+      if (Object.hasOwn(data, key)) add(bag, `data.${key}`, `The data.${key} field is prohibited.`);
   }
-  if (Array.isArray(action) && action.length > 0) add(bag, 'action', 'The action field must be an object.');
+  if (Array.isArray(action) && action.length > 0)
+    add(bag, 'action', 'The action field must be an object.');
   if (!plainObject(action) || bag['action.url']) return;
   const url = text(action.url);
   if (action.kind === 'navigate' && url !== null) {
     // An in-app path; `//host` would leave the app.
-    if (!url.startsWith('/')) add(bag, 'action.url', 'The action.url field must start with one of the following: /.');
-    else if (url.startsWith('//')) add(bag, 'action.url', 'The action.url field format is invalid.');
+    if (!url.startsWith('/'))
+      add(bag, 'action.url', 'The action.url field must start with one of the following: /.');
+    else if (url.startsWith('//'))
+      add(bag, 'action.url', 'The action.url field format is invalid.');
   }
   if (action.kind === 'url' && url !== null) {
     // An external link opened in a new tab: only web URLs (no javascript:, data:, ...).
     if (!URL.canParse(url)) add(bag, 'action.url', 'The action.url field must be a valid URL.');
-    else if (!/^https?:$/.test(new URL(url).protocol)) add(bag, 'action.url', 'The action.url field must start with one of the following: http://, https://.');
+    else if (!/^https?:$/.test(new URL(url).protocol))
+      add(
+        bag,
+        'action.url',
+        'The action.url field must start with one of the following: http://, https://.',
+      );
   }
   const parameters = action.parameters;
-  if (action.kind === 'go' && Array.isArray(parameters) && parameters.length > 0) add(bag, 'action.parameters', 'The action.parameters field must be an object.');
+  if (action.kind === 'go' && Array.isArray(parameters) && parameters.length > 0)
+    add(bag, 'action.parameters', 'The action.parameters field must be an object.');
 }
 
 function normalisedAction(action: unknown): NotificationAction | null {
@@ -108,28 +147,48 @@ function normalisedAction(action: unknown): NotificationAction | null {
   const label = text(action.label);
   if (action.kind === 'go') {
     const parameters = plainObject(action.parameters) ? action.parameters : {};
-    return { kind: 'go', screen: String(action.screen), method: text(action.method), parameters, label };
+    return {
+      kind: 'go',
+      screen: String(action.screen),
+      method: text(action.method),
+      parameters,
+      label,
+    };
   }
   return { kind: action.kind === 'url' ? 'url' : 'navigate', url: String(action.url), label };
 }
 
 /** Validates `input` (any JSON) and returns what to store; throws the catalog's 422. */
-export async function prepareNotification(input: unknown, defaultSenderId: number | null, lookup: Lookup): Promise<PreparedNotification> {
+export async function prepareNotification(
+  input: unknown,
+  defaultSenderId: number | null,
+  lookup: Lookup,
+): Promise<PreparedNotification> {
   const fields: Record<string, unknown> = plainObject(input) ? { ...input } : {};
   const to = Array.isArray(fields.to) ? (fields.to as unknown[]).map(idOf) : idOf(fields.to);
   fields.from = fields.from === undefined ? defaultSenderId : idOf(fields.from);
 
   const units: ValidationUnit[] = [
-    { data: { to }, rules: parseRules({ to: Array.isArray(to) ? ['required', 'array', `max:${MAX_RECIPIENTS}`] : RECIPIENT_RULES }) },
+    {
+      data: { to },
+      rules: parseRules({
+        to: Array.isArray(to) ? ['required', 'array', `max:${MAX_RECIPIENTS}`] : RECIPIENT_RULES,
+      }),
+    },
     { data: fields, rules: parsedTop },
   ];
   if (Array.isArray(to) && to.length <= MAX_RECIPIENTS) {
     const indexes = to.map((_, i) => String(i));
-    units.push({ data: Object.fromEntries(to.map((v, i) => [String(i), v])), rules: parseRules(Object.fromEntries(indexes.map((i) => [i, RECIPIENT_RULES]))), prefix: 'to.' });
+    units.push({
+      data: Object.fromEntries(to.map((v, i) => [String(i), v])),
+      rules: parseRules(Object.fromEntries(indexes.map((i) => [i, RECIPIENT_RULES]))),
+      prefix: 'to.',
+    });
   }
   if (plainObject(fields.action) && Object.keys(fields.action).length > 0) {
     const kind = fields.action.kind;
-    const rules = typeof kind === 'string' ? (parsedActions[kind] ?? parsedKindOnly) : parsedKindOnly;
+    const rules =
+      typeof kind === 'string' ? (parsedActions[kind] ?? parsedKindOnly) : parsedKindOnly;
     units.push({ data: fields.action, rules, prefix: 'action.' });
   }
   const bag = await validateAll(units, lookup);
@@ -146,9 +205,19 @@ export async function prepareNotification(input: unknown, defaultSenderId: numbe
   };
   const action = normalisedAction(fields.action);
   if (Object.keys(bag).length === 0) {
-    const encoded = JSON.stringify({ title: data.title, message: data.message, icon: data.icon, level, action });
+    const encoded = JSON.stringify({
+      title: data.title,
+      message: data.message,
+      icon: data.icon,
+      level,
+      action,
+    });
     if (Buffer.byteLength(encoded, 'utf8') > MAX_ENCODED_BYTES) {
-      add(bag, 'notification', `The notification must not be larger than ${MAX_ENCODED_BYTES} bytes once encoded (title, message, icon, level and action).`);
+      add(
+        bag,
+        'notification',
+        `The notification must not be larger than ${MAX_ENCODED_BYTES} bytes once encoded (title, message, icon, level and action).`,
+      );
     }
   }
   if (Object.keys(bag).length > 0) throw errors.validation(bag);

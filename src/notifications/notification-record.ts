@@ -6,7 +6,13 @@ export const LEVELS = ['info', 'success', 'warning', 'danger'] as const;
 export type Level = (typeof LEVELS)[number];
 
 export type NotificationAction =
-  | { readonly kind: 'go'; readonly screen: string; readonly method: string | null; readonly parameters: Record<string, unknown>; readonly label: string | null }
+  | {
+      readonly kind: 'go';
+      readonly screen: string;
+      readonly method: string | null;
+      readonly parameters: Record<string, unknown>;
+      readonly label: string | null;
+    }
   | { readonly kind: 'navigate'; readonly url: string; readonly label: string | null }
   | { readonly kind: 'url'; readonly url: string; readonly label: string | null };
 
@@ -30,7 +36,16 @@ export interface NotificationRecord {
   readonly created_at: string;
 }
 
-export const NOTIFICATION_COLUMNS = ['id', 'user_to_id', 'user_from_id', 'type', 'data', 'action', 'read_at', 'created_at'] as const;
+export const NOTIFICATION_COLUMNS = [
+  'id',
+  'user_to_id',
+  'user_from_id',
+  'type',
+  'data',
+  'action',
+  'read_at',
+  'created_at',
+] as const;
 
 const integer = readCasts.integer;
 const datetime = readCasts.datetime;

@@ -32,23 +32,35 @@ function idOf(request: FastifyRequest): number {
   return Number(raw);
 }
 
-export function registerNotificationRoutes(app: FastifyInstance, options: NotificationRouteOptions): void {
+export function registerNotificationRoutes(
+  app: FastifyInstance,
+  options: NotificationRouteOptions,
+): void {
   const { sender, inbox } = options;
   const session = options.middleware('svc.auth');
 
-  app.post('/api/notifications', { preHandler: options.middleware(SEND_NOTIFICATIONS_MIDDLEWARE) }, async (request, reply) => {
-    const body = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body) ? request.body : {};
-    // The sender is the caller, whatever the body says.
-    const records = await sender.sendUntyped({ ...body, from: userIdOf(request) });
-    return reply.code(201).send({ data: records });
-  });
+  app.post(
+    '/api/notifications',
+    { preHandler: options.middleware(SEND_NOTIFICATIONS_MIDDLEWARE) },
+    async (request, reply) => {
+      const body =
+        request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body)
+          ? request.body
+          : {};
+      // The sender is the caller, whatever the body says.
+      const records = await sender.sendUntyped({ ...body, from: userIdOf(request) });
+      return reply.code(201).send({ data: records });
+    },
+  );
 
   const single = async (userId: number, record: NotificationRecord | null) => {
     if (!record) throw errors.resourceNotFound();
     return { data: record, meta: { unread_count: await inbox.unreadCount(userId) } };
   };
 
-  app.get('/app/notifications', { preHandler: session }, async (request) => inbox.list(userIdOf(request), request.query as Record<string, unknown>));
+  app.get('/app/notifications', { preHandler: session }, async (request) =>
+    inbox.list(userIdOf(request), request.query as Record<string, unknown>),
+  );
 
   app.post('/app/notifications/mark-all-read', { preHandler: session }, async (request) => {
     const userId = userIdOf(request);

@@ -8,9 +8,13 @@ import { databaseLookup } from '../engine/validation/database-lookup.js';
 import { errors } from '../errors.js';
 import type { Broadcaster } from '../realtime/broadcaster.js';
 import type { WarnLog } from '../support/warn-log.js';
-import { NOTIFICATION_EVENT, eventPayload, notificationChannel } from './notification-event.js';
-import { prepareNotification, type NotificationInput, type PreparedNotification } from './notification-input.js';
-import { NOTIFICATION_COLUMNS, toRecord, type NotificationRecord } from './notification-record.js';
+import { eventPayload, NOTIFICATION_EVENT, notificationChannel } from './notification-event.js';
+import {
+  type NotificationInput,
+  type PreparedNotification,
+  prepareNotification,
+} from './notification-input.js';
+import { NOTIFICATION_COLUMNS, type NotificationRecord, toRecord } from './notification-record.js';
 
 export interface SenderOptions {
   readonly database: Database;
@@ -27,7 +31,10 @@ export interface SendOptions {
 }
 
 /** Unread notifications per recipient, in one grouped statement. */
-export async function unreadCounts(db: Db, userIds: readonly number[]): Promise<Map<number, number>> {
+export async function unreadCounts(
+  db: Db,
+  userIds: readonly number[],
+): Promise<Map<number, number>> {
   if (userIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('notifications')
@@ -36,7 +43,9 @@ export async function unreadCounts(db: Db, userIds: readonly number[]): Promise<
     .where('read_at', 'is', null)
     .groupBy('user_to_id')
     .execute();
-  return new Map(rows.map((r: Record<string, unknown>) => [Number(r.user_to_id), Number(r.unread)]));
+  return new Map(
+    rows.map((r: Record<string, unknown>) => [Number(r.user_to_id), Number(r.unread)]),
+  );
 }
 
 export class NotificationSender {
@@ -61,7 +70,9 @@ export class NotificationSender {
     return records;
   }
 
-  private async store(prepared: PreparedNotification): Promise<{ records: NotificationRecord[]; unread: Map<number, number> }> {
+  private async store(
+    prepared: PreparedNotification,
+  ): Promise<{ records: NotificationRecord[]; unread: Map<number, number> }> {
     const { database, broadcaster } = this.options;
     const { adapter } = database;
     const createdAt = adapter.toTimestamp(new Date(this.clock()));
@@ -71,22 +82,41 @@ export class NotificationSender {
       return await database.transaction(async (trx) => {
         const ids: number[] = [];
         for (const userId of prepared.recipients) {
-          const values = { user_to_id: userId, user_from_id: prepared.senderId, type: prepared.type, data, action, read_at: null, created_at: createdAt };
+          const values = {
+            user_to_id: userId,
+            user_from_id: prepared.senderId,
+            type: prepared.type,
+            data,
+            action,
+            read_at: null,
+            created_at: createdAt,
+          };
           ids.push(await adapter.insertReturningId(trx, 'notifications', values, 'id'));
         }
-        const rows = await trx.selectFrom('notifications').select([...NOTIFICATION_COLUMNS]).where('id', 'in', ids).orderBy('id').execute();
+        const rows = await trx
+          .selectFrom('notifications')
+          .select([...NOTIFICATION_COLUMNS])
+          .where('id', 'in', ids)
+          .orderBy('id')
+          .execute();
         // Counted inside the transaction, so each count includes the record just sent.
-        const unread = broadcaster ? await unreadCounts(trx, prepared.recipients) : new Map<number, number>();
+        const unread = broadcaster
+          ? await unreadCounts(trx, prepared.recipients)
+          : new Map<number, number>();
         return { records: rows.map(toRecord), unread };
       });
     } catch (error) {
       // A recipient or sender deleted between validation and insert.
-      if (adapter.translateError(error)?.kind === 'foreign-key') throw errors.validation({ to: ['The selected to is invalid.'] });
+      if (adapter.translateError(error)?.kind === 'foreign-key')
+        throw errors.validation({ to: ['The selected to is invalid.'] });
       throw error;
     }
   }
 
-  private async push(records: readonly NotificationRecord[], unread: ReadonlyMap<number, number>): Promise<void> {
+  private async push(
+    records: readonly NotificationRecord[],
+    unread: ReadonlyMap<number, number>,
+  ): Promise<void> {
     const { broadcaster, log } = this.options;
     if (!broadcaster || records.length === 0) return;
     const events = records.map((record) => ({
@@ -97,7 +127,10 @@ export class NotificationSender {
     try {
       await broadcaster.publish(events);
     } catch (error) {
-      log.warn({ err: error, notifications: records.map((r) => r.id) }, 'Real-time push of notifications failed; the notifications are stored.');
+      log.warn(
+        { err: error, notifications: records.map((r) => r.id) },
+        'Real-time push of notifications failed; the notifications are stored.',
+      );
     }
   }
 }

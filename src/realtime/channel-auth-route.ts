@@ -5,7 +5,7 @@
 // resource routes stay JSON-only (415).
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
-import { errors, type ErrorBag } from '../errors.js';
+import { type ErrorBag, errors } from '../errors.js';
 import type { Middleware } from '../kernel/middleware.js';
 import '../kernel/request-state.js';
 import { channelAuth, type PusherCredentials } from './pusher-signatures.js';
@@ -25,13 +25,18 @@ export function registerChannelAuthRoute(app: FastifyInstance, options: ChannelA
   app.register(async (scope) => {
     await scope.register(fastifyFormbody);
     scope.post(AUTH_ENDPOINT, { preHandler: options.authenticated }, async (request) => {
-      const body = (request.body !== null && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+      const body = (
+        request.body !== null && typeof request.body === 'object' ? request.body : {}
+      ) as Record<string, unknown>;
       const socketId = body.socket_id;
       const channel = body.channel_name;
       const bag: ErrorBag = {};
-      if (typeof socketId !== 'string' || socketId === '') bag.socket_id = ['The socket id field is required.'];
-      else if (!SOCKET_ID.test(socketId)) bag.socket_id = ['The socket id field format is invalid.'];
-      if (typeof channel !== 'string' || channel === '') bag.channel_name = ['The channel name field is required.'];
+      if (typeof socketId !== 'string' || socketId === '')
+        bag.socket_id = ['The socket id field is required.'];
+      else if (!SOCKET_ID.test(socketId))
+        bag.socket_id = ['The socket id field format is invalid.'];
+      if (typeof channel !== 'string' || channel === '')
+        bag.channel_name = ['The channel name field is required.'];
       if (Object.keys(bag).length > 0) throw errors.validation(bag);
       const userId = request.svc?.scope.userId;
       if (userId == null || channel !== options.channelOf(userId)) throw errors.unauthorized();

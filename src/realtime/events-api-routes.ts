@@ -4,9 +4,9 @@
 // those exact bytes before any parsing.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import { CHANNEL_NAME, MAX_EVENT_NAME, MAX_MESSAGE_BYTES } from './pusher-protocol.js';
 import type { Broadcaster } from './broadcaster.js';
-import { signatureRefusal, type PusherCredentials } from './pusher-signatures.js';
+import { CHANNEL_NAME, MAX_EVENT_NAME, MAX_MESSAGE_BYTES } from './pusher-protocol.js';
+import { type PusherCredentials, signatureRefusal } from './pusher-signatures.js';
 
 export interface EventsApiOptions {
   readonly credentials: PusherCredentials;
@@ -27,7 +27,8 @@ const MAX_BATCH = 10;
 const SOCKET_ID = /^\d+\.\d+$/;
 
 function fieldsOf(value: unknown, what: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw errors.pusherInvalidEvent(`${what} must be a JSON object.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw errors.pusherInvalidEvent(`${what} must be a JSON object.`);
   return value as Record<string, unknown>;
 }
 
@@ -35,17 +36,28 @@ function fieldsOf(value: unknown, what: string): Record<string, unknown> {
 function readEvent(value: unknown, what: string): ApiEvent {
   const fields = fieldsOf(value, what);
   const { name, data } = fields;
-  const channels = Array.isArray(fields.channels) ? (fields.channels as unknown[]) : fields.channel !== undefined ? [fields.channel] : [];
+  const channels = Array.isArray(fields.channels)
+    ? (fields.channels as unknown[])
+    : fields.channel !== undefined
+      ? [fields.channel]
+      : [];
   if (channels.length === 0 || channels.length > MAX_CHANNELS_PER_EVENT) {
-    throw errors.pusherInvalidEvent(`${what} needs "channels" (1 to ${MAX_CHANNELS_PER_EVENT} names) or "channel".`);
+    throw errors.pusherInvalidEvent(
+      `${what} needs "channels" (1 to ${MAX_CHANNELS_PER_EVENT} names) or "channel".`,
+    );
   }
   const invalid = channels.find((c) => typeof c !== 'string' || !CHANNEL_NAME.test(c));
-  if (invalid !== undefined) throw errors.pusherInvalidEvent(`${what}: invalid channel name ${JSON.stringify(invalid)}.`);
+  if (invalid !== undefined)
+    throw errors.pusherInvalidEvent(`${what}: invalid channel name ${JSON.stringify(invalid)}.`);
   if (typeof name !== 'string' || name === '' || name.length > MAX_EVENT_NAME) {
-    throw errors.pusherInvalidEvent(`${what} needs "name", a string of 1 to ${MAX_EVENT_NAME} characters.`);
+    throw errors.pusherInvalidEvent(
+      `${what} needs "name", a string of 1 to ${MAX_EVENT_NAME} characters.`,
+    );
   }
-  if (typeof data !== 'string') throw errors.pusherInvalidEvent(`${what} needs "data", a string (JSON-encode objects).`);
-  if (Buffer.byteLength(data, 'utf8') > MAX_MESSAGE_BYTES) throw errors.pusherEventTooLarge(MAX_MESSAGE_BYTES);
+  if (typeof data !== 'string')
+    throw errors.pusherInvalidEvent(`${what} needs "data", a string (JSON-encode objects).`);
+  if (Buffer.byteLength(data, 'utf8') > MAX_MESSAGE_BYTES)
+    throw errors.pusherEventTooLarge(MAX_MESSAGE_BYTES);
   const socketId = fields.socket_id;
   if (socketId !== undefined && (typeof socketId !== 'string' || !SOCKET_ID.test(socketId))) {
     throw errors.pusherInvalidEvent(`${what}: socket_id must look like 1234.5678.`);
@@ -64,7 +76,11 @@ export function registerEventsApi(app: FastifyInstance, options: EventsApiOption
     const path = at === -1 ? request.url : request.url.slice(0, at);
     const parameters = [...new URLSearchParams(at === -1 ? '' : request.url.slice(at + 1))];
     const body = typeof request.body === 'string' ? request.body : '';
-    const refusal = signatureRefusal(credentials, { method: request.method, path, parameters, body }, clock());
+    const refusal = signatureRefusal(
+      credentials,
+      { method: request.method, path, parameters, body },
+      clock(),
+    );
     if (refusal) throw errors.pusherUnauthenticated(refusal);
     try {
       return JSON.parse(body) as unknown;
@@ -74,12 +90,23 @@ export function registerEventsApi(app: FastifyInstance, options: EventsApiOption
   };
 
   const deliver = (events: readonly ApiEvent[]): Promise<void> =>
-    local.publish(events.flatMap((event) => event.channels.map((channel) => ({ channel, name: event.name, data: event.data, exceptSocketId: event.socketId }))));
+    local.publish(
+      events.flatMap((event) =>
+        event.channels.map((channel) => ({
+          channel,
+          name: event.name,
+          data: event.data,
+          exceptSocketId: event.socketId,
+        })),
+      ),
+    );
 
   // Scoped: only these two routes take their JSON body as text.
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
 
     scope.post('/apps/:appId/events', async (request) => {
       await deliver([readEvent(verified(request), 'The event')]);

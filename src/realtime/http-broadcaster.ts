@@ -3,7 +3,7 @@
 // the whole publish, so a slow or dead push server costs the sender at most `timeoutMs`.
 import type { PusherEndpoint } from '../config/config.js';
 import type { BroadcastEvent, Broadcaster } from './broadcaster.js';
-import { signedQuery, type PusherCredentials } from './pusher-signatures.js';
+import { type PusherCredentials, signedQuery } from './pusher-signatures.js';
 
 /** Pusher's own limit of events per batch request. */
 export const MAX_BATCH = 10;
@@ -39,11 +39,19 @@ export function httpBroadcaster(options: HttpBroadcasterOptions): Broadcaster {
   const clock = options.clock ?? Date.now;
 
   const post = async (batch: readonly BroadcastEvent[], signal: AbortSignal): Promise<void> => {
-    const body = JSON.stringify({ batch: batch.map((e) => ({ channel: e.channel, name: e.name, data: e.data })) });
+    const body = JSON.stringify({
+      batch: batch.map((e) => ({ channel: e.channel, name: e.name, data: e.data })),
+    });
     const query = signedQuery(credentials, 'POST', path, body, Math.floor(clock() / 1000));
-    const response = await fetch(`${origin}${path}?${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+    const response = await fetch(`${origin}${path}?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal,
+    });
     const text = await response.text();
-    if (!response.ok) throw new Error(`${origin} answered ${response.status}: ${text.slice(0, 200)}`);
+    if (!response.ok)
+      throw new Error(`${origin} answered ${response.status}: ${text.slice(0, 200)}`);
   };
 
   return {
@@ -54,7 +62,9 @@ export function httpBroadcaster(options: HttpBroadcasterOptions): Broadcaster {
         await Promise.all(chunks(events, MAX_BATCH).map((batch) => post(batch, signal)));
       } catch (error) {
         const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : reasonOf(error);
-        throw new Error(`Publishing to the Pusher server at ${origin} failed: ${reason}`, { cause: error });
+        throw new Error(`Publishing to the Pusher server at ${origin} failed: ${reason}`, {
+          cause: error,
+        });
       }
     },
   };

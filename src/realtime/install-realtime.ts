@@ -12,8 +12,8 @@ import { registerChannelAuthRoute } from './channel-auth-route.js';
 import { registerEventsApi } from './events-api-routes.js';
 import { httpBroadcaster } from './http-broadcaster.js';
 import { PusherServer } from './pusher-server.js';
-import { RedisFanout } from './redis-fanout.js';
 import { registerRealtimeSettingsRoute } from './realtime-settings-route.js';
+import { RedisFanout } from './redis-fanout.js';
 
 export interface RealtimeOptions {
   readonly config: RealtimeConfig;
@@ -45,7 +45,11 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
   server.attach(app.server);
   // Before the HTTP server closes: open WebSockets would otherwise keep it waiting.
   app.addHook('preClose', async () => {
-    if (server.connectionCount > 0) app.log.info({ clients: server.connectionCount }, 'closing WebSocket clients (4200: reconnect)');
+    if (server.connectionCount > 0)
+      app.log.info(
+        { clients: server.connectionCount },
+        'closing WebSocket clients (4200: reconnect)',
+      );
     await server.close();
   });
   let local: Broadcaster = server;
@@ -57,6 +61,8 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
   }
   registerEventsApi(app, { credentials, local, clock });
   registerChannelAuthRoute(app, { credentials, authenticated, channelOf });
-  const broadcaster = config.external ? httpBroadcaster({ endpoint: config.external, credentials, clock }) : local;
+  const broadcaster = config.external
+    ? httpBroadcaster({ endpoint: config.external, credentials, clock })
+    : local;
   return { broadcaster, server };
 }

@@ -5,20 +5,20 @@ import WebSocket from 'ws';
 import type { ChannelRegistry, Subscriber } from './channel-registry.js';
 import {
   CHANNEL_NAME,
-  ErrorCode,
-  MAX_MESSAGE_BYTES,
+  type ClientMessage,
   closeReason,
   connectionEstablished,
+  ErrorCode,
   isPrivateChannel,
+  MAX_MESSAGE_BYTES,
   parseClientMessage,
   ping,
   pong,
   protocolError,
   subscriptionError,
   subscriptionSucceeded,
-  type ClientMessage,
 } from './pusher-protocol.js';
-import { validChannelAuth, type PusherCredentials } from './pusher-signatures.js';
+import { type PusherCredentials, validChannelAuth } from './pusher-signatures.js';
 
 export const MAX_CHANNELS_PER_CONNECTION = 100;
 /** Outgoing bytes a client may leave unread before it is dropped (it reconnects after a back-off). */
@@ -85,16 +85,32 @@ export class PusherConnection implements Subscriber {
 
   private receive(data: WebSocket.RawData, isBinary: boolean): void {
     this.touch();
-    const size = Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+    const size = Array.isArray(data)
+      ? data.reduce((sum, part) => sum + part.length, 0)
+      : data.byteLength;
     if (size > MAX_MESSAGE_BYTES) {
-      this.send(protocolError(ErrorCode.INVALID_MESSAGE, `The message is larger than ${MAX_MESSAGE_BYTES} bytes.`));
+      this.send(
+        protocolError(
+          ErrorCode.INVALID_MESSAGE,
+          `The message is larger than ${MAX_MESSAGE_BYTES} bytes.`,
+        ),
+      );
       return;
     }
     if (isBinary) {
-      this.send(protocolError(ErrorCode.INVALID_MESSAGE, 'Binary messages are not supported; send JSON text.'));
+      this.send(
+        protocolError(
+          ErrorCode.INVALID_MESSAGE,
+          'Binary messages are not supported; send JSON text.',
+        ),
+      );
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+    const text = Array.isArray(data)
+      ? Buffer.concat(data).toString('utf8')
+      : Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Buffer.from(data).toString('utf8');
     this.handle(parseClientMessage(text));
   }
 
@@ -109,7 +125,12 @@ export class PusherConnection implements Subscriber {
       case 'unsubscribe':
         return this.options.registry.unsubscribe(this, message.channel);
       case 'client-event':
-        return this.send(protocolError(ErrorCode.CLIENT_EVENT_REJECTED, 'Client events are not enabled on this server.'));
+        return this.send(
+          protocolError(
+            ErrorCode.CLIENT_EVENT_REJECTED,
+            'Client events are not enabled on this server.',
+          ),
+        );
       case 'invalid':
         return this.send(protocolError(ErrorCode.INVALID_MESSAGE, message.reason));
     }
@@ -118,17 +139,45 @@ export class PusherConnection implements Subscriber {
   private subscribe(channel: string, auth: string | null): void {
     const { registry, credentials } = this.options;
     if (!CHANNEL_NAME.test(channel)) {
-      return this.send(subscriptionError(channel.slice(0, 200), 'InvalidChannel', 'Channel names are 1 to 200 characters of A-Z, a-z, 0-9 and -_=@,.;', 400));
+      return this.send(
+        subscriptionError(
+          channel.slice(0, 200),
+          'InvalidChannel',
+          'Channel names are 1 to 200 characters of A-Z, a-z, 0-9 and -_=@,.;',
+          400,
+        ),
+      );
     }
     if (channel.startsWith('presence-') || channel.startsWith('private-encrypted-')) {
-      return this.send(subscriptionError(channel, 'UnsupportedChannel', 'Presence and encrypted channels are not supported by this server.', 400));
+      return this.send(
+        subscriptionError(
+          channel,
+          'UnsupportedChannel',
+          'Presence and encrypted channels are not supported by this server.',
+          400,
+        ),
+      );
     }
     if (registry.isSubscribed(this, channel)) return this.send(subscriptionSucceeded(channel));
     if (registry.channelCount(this) >= MAX_CHANNELS_PER_CONNECTION) {
-      return this.send(subscriptionError(channel, 'LimitReached', `A connection may subscribe to at most ${MAX_CHANNELS_PER_CONNECTION} channels.`, 429));
+      return this.send(
+        subscriptionError(
+          channel,
+          'LimitReached',
+          `A connection may subscribe to at most ${MAX_CHANNELS_PER_CONNECTION} channels.`,
+          429,
+        ),
+      );
     }
     if (isPrivateChannel(channel) && !validChannelAuth(credentials, this.socketId, channel, auth)) {
-      return this.send(subscriptionError(channel, 'AuthError', `Invalid signature: the auth does not match socket ${this.socketId} and channel ${channel}.`, 401));
+      return this.send(
+        subscriptionError(
+          channel,
+          'AuthError',
+          `Invalid signature: the auth does not match socket ${this.socketId} and channel ${channel}.`,
+          401,
+        ),
+      );
     }
     registry.subscribe(this, channel);
     this.send(subscriptionSucceeded(channel));

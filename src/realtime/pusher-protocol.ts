@@ -29,13 +29,20 @@ export const ErrorCode = {
 export type ClientMessage =
   | { readonly kind: 'ping' }
   | { readonly kind: 'pong' }
-  | { readonly kind: 'subscribe'; readonly channel: string; readonly auth: string | null; readonly channelData: string | null }
+  | {
+      readonly kind: 'subscribe';
+      readonly channel: string;
+      readonly auth: string | null;
+      readonly channelData: string | null;
+    }
   | { readonly kind: 'unsubscribe'; readonly channel: string }
   | { readonly kind: 'client-event'; readonly event: string; readonly channel: string | null }
   | { readonly kind: 'invalid'; readonly reason: string };
 
 function object(value: unknown): Record<string, unknown> | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** `data` may arrive as an object or as a JSON string of one (both occur in the wild). */
@@ -51,7 +58,8 @@ function dataOf(message: Record<string, unknown>): Record<string, unknown> {
   return object(data) ?? {};
 }
 
-const optionalString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const optionalString = (value: unknown): string | null =>
+  typeof value === 'string' ? value : null;
 
 export function parseClientMessage(text: string): ClientMessage {
   let parsed: unknown;
@@ -62,7 +70,8 @@ export function parseClientMessage(text: string): ClientMessage {
   }
   const message = object(parsed);
   const event = message?.event;
-  if (!message || typeof event !== 'string') return { kind: 'invalid', reason: 'The message must be a JSON object with an "event" string.' };
+  if (!message || typeof event !== 'string')
+    return { kind: 'invalid', reason: 'The message must be a JSON object with an "event" string.' };
   switch (event) {
     case 'pusher:ping':
       return { kind: 'ping' };
@@ -72,12 +81,19 @@ export function parseClientMessage(text: string): ClientMessage {
     case 'pusher:unsubscribe': {
       const data = dataOf(message);
       const channel = data.channel;
-      if (typeof channel !== 'string') return { kind: 'invalid', reason: `${event} needs data.channel, a string.` };
+      if (typeof channel !== 'string')
+        return { kind: 'invalid', reason: `${event} needs data.channel, a string.` };
       if (event === 'pusher:unsubscribe') return { kind: 'unsubscribe', channel };
-      return { kind: 'subscribe', channel, auth: optionalString(data.auth), channelData: optionalString(data.channel_data) };
+      return {
+        kind: 'subscribe',
+        channel,
+        auth: optionalString(data.auth),
+        channelData: optionalString(data.channel_data),
+      };
     }
   }
-  if (event.startsWith('client-')) return { kind: 'client-event', event, channel: optionalString(message.channel) };
+  if (event.startsWith('client-'))
+    return { kind: 'client-event', event, channel: optionalString(message.channel) };
   return { kind: 'invalid', reason: `Unknown event "${event.slice(0, MAX_EVENT_NAME)}".` };
 }
 
@@ -93,22 +109,31 @@ const encode = (frame: Frame): string => JSON.stringify(frame);
 
 /** pusher-js requires both fields; activity_timeout is in seconds. */
 export const connectionEstablished = (socketId: string, activityTimeout: number): string =>
-  encode({ event: 'pusher:connection_established', data: JSON.stringify({ socket_id: socketId, activity_timeout: activityTimeout }) });
+  encode({
+    event: 'pusher:connection_established',
+    data: JSON.stringify({ socket_id: socketId, activity_timeout: activityTimeout }),
+  });
 
 export const pong = (): string => encode({ event: 'pusher:pong', data: {} });
 export const ping = (): string => encode({ event: 'pusher:ping', data: {} });
 
-export const protocolError = (code: number, message: string): string => encode({ event: 'pusher:error', data: { code, message } });
+export const protocolError = (code: number, message: string): string =>
+  encode({ event: 'pusher:error', data: { code, message } });
 
 export const subscriptionSucceeded = (channel: string): string =>
   encode({ event: 'pusher_internal:subscription_succeeded', channel, data: '{}' });
 
 /** Channel-scoped, so pusher-js hands it to that channel (laravel-echo's `.error()`). */
-export const subscriptionError = (channel: string, type: string, error: string, status: number): string =>
-  encode({ event: 'pusher:subscription_error', channel, data: { type, error, status } });
+export const subscriptionError = (
+  channel: string,
+  type: string,
+  error: string,
+  status: number,
+): string => encode({ event: 'pusher:subscription_error', channel, data: { type, error, status } });
 
 /** An application event; `data` is the string the publisher gave (pusher-js parses JSON text). */
-export const channelEvent = (channel: string, event: string, data: string): string => encode({ event, channel, data });
+export const channelEvent = (channel: string, event: string, data: string): string =>
+  encode({ event, channel, data });
 
 /** A close frame's reason: at most 123 bytes of UTF-8, cut on a character boundary. */
 export function closeReason(text: string): string {

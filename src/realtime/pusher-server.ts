@@ -9,7 +9,14 @@ import { WebSocketServer } from 'ws';
 import type { BroadcastEvent, Broadcaster } from './broadcaster.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { PusherConnection } from './pusher-connection.js';
-import { ErrorCode, MAX_MESSAGE_BYTES, PROTOCOL_VERSION, channelEvent, closeReason, protocolError } from './pusher-protocol.js';
+import {
+  channelEvent,
+  closeReason,
+  ErrorCode,
+  MAX_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+  protocolError,
+} from './pusher-protocol.js';
 import type { PusherCredentials } from './pusher-signatures.js';
 
 export interface PusherServerOptions {
@@ -31,7 +38,12 @@ function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
 export class PusherServer implements Broadcaster {
   readonly registry = new ChannelRegistry<PusherConnection>();
   private readonly connections = new Map<string, PusherConnection>();
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: HARD_FRAME_LIMIT, perMessageDeflate: false, clientTracking: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: HARD_FRAME_LIMIT,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
   private closing = false;
   /** Resolves close() once the last client has gone. */
   private drained: (() => void) | null = null;
@@ -44,7 +56,9 @@ export class PusherServer implements Broadcaster {
 
   /** Takes over WebSocket upgrades of `server`; other upgrade paths are refused with 404. */
   attach(server: Server): void {
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.upgrade(request, socket, head),
+    );
   }
 
   /** Sends an event to a channel's subscribers; returns how many received it. */
@@ -53,7 +67,8 @@ export class PusherServer implements Broadcaster {
   }
 
   async publish(events: readonly BroadcastEvent[]): Promise<void> {
-    for (const event of events) this.broadcast(event.channel, event.name, event.data, event.exceptSocketId);
+    for (const event of events)
+      this.broadcast(event.channel, event.name, event.data, event.exceptSocketId);
   }
 
   /**
@@ -75,7 +90,8 @@ export class PusherServer implements Broadcaster {
         resolve();
       }, CLOSE_GRACE_MS);
     });
-    for (const connection of [...this.connections.values()]) connection.close(ErrorCode.RECONNECT, 'The server is shutting down; reconnect shortly.');
+    for (const connection of [...this.connections.values()])
+      connection.close(ErrorCode.RECONNECT, 'The server is shutting down; reconnect shortly.');
     await drained;
     clearTimeout(grace);
   }
@@ -120,11 +136,20 @@ export class PusherServer implements Broadcaster {
   }
 
   private refusal(key: string, protocol: string | null): { code: number; message: string } | null {
-    if (key !== this.options.credentials.key) return { code: ErrorCode.APP_NOT_FOUND, message: `App key ${key.slice(0, 100)} does not exist.` };
-    if (protocol === null || protocol === '') return { code: ErrorCode.NO_VERSION, message: 'No protocol version supplied.' };
-    if (!/^\d{1,4}$/.test(protocol)) return { code: ErrorCode.INVALID_VERSION, message: 'Invalid version string format.' };
+    if (key !== this.options.credentials.key)
+      return {
+        code: ErrorCode.APP_NOT_FOUND,
+        message: `App key ${key.slice(0, 100)} does not exist.`,
+      };
+    if (protocol === null || protocol === '')
+      return { code: ErrorCode.NO_VERSION, message: 'No protocol version supplied.' };
+    if (!/^\d{1,4}$/.test(protocol))
+      return { code: ErrorCode.INVALID_VERSION, message: 'Invalid version string format.' };
     if (Number(protocol) !== PROTOCOL_VERSION) {
-      return { code: ErrorCode.UNSUPPORTED_VERSION, message: `Unsupported protocol version ${protocol}; this server speaks ${PROTOCOL_VERSION}.` };
+      return {
+        code: ErrorCode.UNSUPPORTED_VERSION,
+        message: `Unsupported protocol version ${protocol}; this server speaks ${PROTOCOL_VERSION}.`,
+      };
     }
     return null;
   }

@@ -28,12 +28,21 @@ export function sameText(a: string, b: string): boolean {
 }
 
 /** The `auth` value a client sends with `pusher:subscribe` for a private channel. */
-export function channelAuth(credentials: Pick<PusherCredentials, 'key' | 'secret'>, socketId: string, channel: string): string {
+export function channelAuth(
+  credentials: Pick<PusherCredentials, 'key' | 'secret'>,
+  socketId: string,
+  channel: string,
+): string {
   return `${credentials.key}:${hmacHex(credentials.secret, `${socketId}:${channel}`)}`;
 }
 
 /** Checks a subscription's `auth` value against the socket and channel. */
-export function validChannelAuth(credentials: Pick<PusherCredentials, 'key' | 'secret'>, socketId: string, channel: string, auth: unknown): boolean {
+export function validChannelAuth(
+  credentials: Pick<PusherCredentials, 'key' | 'secret'>,
+  socketId: string,
+  channel: string,
+  auth: unknown,
+): boolean {
   if (typeof auth !== 'string') return false;
   return sameText(auth, channelAuth(credentials, socketId, channel));
 }
@@ -52,12 +61,23 @@ export function canonicalQuery(parameters: Iterable<readonly [string, string]>):
     .join('&');
 }
 
-export function requestSignature(secret: string, method: string, path: string, query: string): string {
+export function requestSignature(
+  secret: string,
+  method: string,
+  path: string,
+  query: string,
+): string {
   return hmacHex(secret, `${method.toUpperCase()}\n${path}\n${query}`);
 }
 
 /** The signed query string of an HTTP API request: what a publisher appends to the URL. */
-export function signedQuery(credentials: PusherCredentials, method: string, path: string, body: string, timestampSeconds: number): string {
+export function signedQuery(
+  credentials: PusherCredentials,
+  method: string,
+  path: string,
+  body: string,
+  timestampSeconds: number,
+): string {
   const query = canonicalQuery([
     ['auth_key', credentials.key],
     ['auth_timestamp', String(timestampSeconds)],
@@ -79,7 +99,11 @@ export interface SignedRequest {
 export const TIMESTAMP_GRACE_SECONDS = 600;
 
 /** Null when the request is signed by these credentials, else why not (for the 401 body). */
-export function signatureRefusal(credentials: PusherCredentials, request: SignedRequest, nowMs: number): string | null {
+export function signatureRefusal(
+  credentials: PusherCredentials,
+  request: SignedRequest,
+  nowMs: number,
+): string | null {
   const values = new Map<string, string>();
   for (const [key, value] of request.parameters) {
     if (values.has(key.toLowerCase())) return `Duplicate query parameter "${key}".`;
@@ -88,16 +112,27 @@ export function signatureRefusal(credentials: PusherCredentials, request: Signed
   const key = values.get('auth_key');
   const timestamp = values.get('auth_timestamp');
   const signature = values.get('auth_signature');
-  if (!key || !timestamp || !signature) return 'Missing auth_key, auth_timestamp or auth_signature.';
+  if (!key || !timestamp || !signature)
+    return 'Missing auth_key, auth_timestamp or auth_signature.';
   if (!sameText(key, credentials.key)) return 'Unknown auth_key.';
-  if (values.has('auth_version') && values.get('auth_version') !== '1.0') return 'Unsupported auth_version (use 1.0).';
-  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowMs / 1000 - Number(timestamp)) > TIMESTAMP_GRACE_SECONDS) {
+  if (values.has('auth_version') && values.get('auth_version') !== '1.0')
+    return 'Unsupported auth_version (use 1.0).';
+  if (
+    !/^\d{1,12}$/.test(timestamp) ||
+    Math.abs(nowMs / 1000 - Number(timestamp)) > TIMESTAMP_GRACE_SECONDS
+  ) {
     return `The auth_timestamp is more than ${TIMESTAMP_GRACE_SECONDS} seconds away from the server time.`;
   }
   const md5 = values.get('body_md5');
   if (request.body !== '' || md5 !== undefined) {
-    if (md5 === undefined || !sameText(md5, bodyMd5(request.body))) return 'The body_md5 does not match the body.';
+    if (md5 === undefined || !sameText(md5, bodyMd5(request.body)))
+      return 'The body_md5 does not match the body.';
   }
-  const expected = requestSignature(credentials.secret, request.method, request.path, canonicalQuery(values));
+  const expected = requestSignature(
+    credentials.secret,
+    request.method,
+    request.path,
+    canonicalQuery(values),
+  );
   return sameText(signature, expected) ? null : 'Invalid auth_signature.';
 }

@@ -19,13 +19,26 @@ export interface RealtimeSettingsOptions {
   readonly channelOf: (userId: number) => string;
 }
 
-export function registerRealtimeSettingsRoute(app: FastifyInstance, options: RealtimeSettingsOptions): void {
+export function registerRealtimeSettingsRoute(
+  app: FastifyInstance,
+  options: RealtimeSettingsOptions,
+): void {
   const { config } = options;
   app.get('/app/realtime', { preHandler: options.authenticated }, async (request) => {
     const userId = request.svc?.scope.userId;
     if (userId == null) throw errors.sessionUnauthenticated();
     if (!config.enabled) {
-      return { enabled: false, key: null, cluster: null, host: null, port: null, path: null, force_tls: false, auth_endpoint: null, channel: null };
+      return {
+        enabled: false,
+        key: null,
+        cluster: null,
+        host: null,
+        port: null,
+        path: null,
+        force_tls: false,
+        auth_endpoint: null,
+        channel: null,
+      };
     }
     const external = config.external;
     const tls = external ? external.scheme === 'https' : request.protocol === 'https';

@@ -29,7 +29,12 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 function isEvent(value: unknown): value is BroadcastEvent {
   if (value === null || typeof value !== 'object') return false;
   const event = value as Record<string, unknown>;
-  return isString(event.channel) && isString(event.name) && isString(event.data) && (event.exceptSocketId === undefined || isString(event.exceptSocketId));
+  return (
+    isString(event.channel) &&
+    isString(event.name) &&
+    isString(event.data) &&
+    (event.exceptSocketId === undefined || isString(event.exceptSocketId))
+  );
 }
 
 /** A message of the fan-out channel, or null for anything else found there. */
@@ -42,7 +47,9 @@ function readMessage(text: string): FanoutMessage | null {
   }
   if (value === null || typeof value !== 'object') return null;
   const { origin, events } = value as Record<string, unknown>;
-  return isString(origin) && Array.isArray(events) && events.every(isEvent) ? { origin, events } : null;
+  return isString(origin) && Array.isArray(events) && events.every(isEvent)
+    ? { origin, events }
+    : null;
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -77,13 +84,20 @@ export class RedisFanout implements Broadcaster {
     await this.options.local.publish(events);
     const message: FanoutMessage = { origin: this.origin, events };
     const published = this.options.redis.client.publish(this.channel, JSON.stringify(message));
-    await withDeadline(published, this.options.timeoutMs ?? PUBLISH_TIMEOUT_MS, 'Publishing to the other instances through Redis');
+    await withDeadline(
+      published,
+      this.options.timeoutMs ?? PUBLISH_TIMEOUT_MS,
+      'Publishing to the other instances through Redis',
+    );
   }
 
   private receive(text: string): void {
     const message = readMessage(text);
     if (!message) {
-      this.options.log.warn({ channel: this.channel }, 'Ignored a message of unknown shape on the real-time fan-out channel.');
+      this.options.log.warn(
+        { channel: this.channel },
+        'Ignored a message of unknown shape on the real-time fan-out channel.',
+      );
       return;
     }
     if (message.origin === this.origin) return;

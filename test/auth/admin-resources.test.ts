@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../src/auth/passwords.js';
+import { bearer, type Identity, seedIdentity } from '../helpers/bearer.js';
 import { assertJson, freshTimestamp, type Reply } from '../helpers/http.js';
-import { bearer, seedIdentity, type Identity } from '../helpers/bearer.js';
 import { seedGroups } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -56,11 +56,27 @@ describe('admin-only resources', () => {
       const before = await server.get(`/api/${resource}`);
       assertJson(await server.get(`/api/${resource}`, { headers }), 403, UNAUTHORIZED);
       assertJson(await server.get(`/api/${resource}/1`, { headers }), 403, UNAUTHORIZED);
-      assertJson(await server.post(`/api/${resource}`, VALID_BODIES[resource], { headers }), 403, UNAUTHORIZED);
-      assertJson(await server.patch(`/api/${resource}/1`, { name: 'Renamed' }, { headers }), 403, UNAUTHORIZED);
-      assertJson(await server.put(`/api/${resource}/1`, { name: 'Renamed' }, { headers }), 403, UNAUTHORIZED);
+      assertJson(
+        await server.post(`/api/${resource}`, VALID_BODIES[resource], { headers }),
+        403,
+        UNAUTHORIZED,
+      );
+      assertJson(
+        await server.patch(`/api/${resource}/1`, { name: 'Renamed' }, { headers }),
+        403,
+        UNAUTHORIZED,
+      );
+      assertJson(
+        await server.put(`/api/${resource}/1`, { name: 'Renamed' }, { headers }),
+        403,
+        UNAUTHORIZED,
+      );
       assertJson(await server.delete(`/api/${resource}/1`, { headers }), 403, UNAUTHORIZED);
-      assert.deepStrictEqual((await server.get(`/api/${resource}`)).body, before.body, 'nothing changed');
+      assert.deepStrictEqual(
+        (await server.get(`/api/${resource}`)).body,
+        before.body,
+        'nothing changed',
+      );
     });
 
     it(`allows /api/${resource} to an admin’s token`, async () => {
@@ -74,14 +90,23 @@ describe('admin-only resources', () => {
   it('allows the same token as soon as its user becomes an admin (checked on every request)', async () => {
     const { db } = server.service.database;
     const promoted = await seedIdentity(server, 'promoted');
-    assertJson(await server.get('/api/groups', { headers: bearer(promoted.token) }), 403, UNAUTHORIZED);
+    assertJson(
+      await server.get('/api/groups', { headers: bearer(promoted.token) }),
+      403,
+      UNAUTHORIZED,
+    );
     await db.updateTable('users').set({ admin: 'Y' }).where('id', '=', promoted.userId).execute();
     assertJson(await server.get('/api/groups', { headers: bearer(promoted.token) }), 200);
   });
 
   it('answers the missing ability before the admin check for an admin token lacking it', async () => {
-    const admin = await seedIdentity(server, 'limited-admin', { admin: 'Y', abilities: ['groups.read'] });
-    assertJson(await server.get('/api/users', { headers: bearer(admin.token) }), 403, { error: 'Missing ability: users.read' });
+    const admin = await seedIdentity(server, 'limited-admin', {
+      admin: 'Y',
+      abilities: ['groups.read'],
+    });
+    assertJson(await server.get('/api/users', { headers: bearer(admin.token) }), 403, {
+      error: 'Missing ability: users.read',
+    });
     assertJson(await server.get('/api/groups', { headers: bearer(admin.token) }), 200);
   });
 });
@@ -94,14 +119,24 @@ describe('users resource: password and login', () => {
   after(() => server.close());
 
   const storedHash = async (id: number): Promise<string> => {
-    const row = await server.service.database.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await server.service.database.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     return String(row.password_hash);
   };
 
   it('creates a user without ever answering the password, and stores it hashed (scrypt$...)', async () => {
     const since = new Date();
     const plain = 'correct horse battery';
-    const created = await server.post('/api/users', { login: 'frank', name: 'Frank', email: 'frank@example.test', password: plain, units: [{ unit_id: 1 }] });
+    const created = await server.post('/api/users', {
+      login: 'frank',
+      name: 'Frank',
+      email: 'frank@example.test',
+      password: plain,
+      units: [{ unit_id: 1 }],
+    });
     assertJson(created, 201);
     assertNoPassword(created, plain);
     const id = created.body.id;
@@ -126,7 +161,11 @@ describe('users resource: password and login', () => {
 
   it('never answers the password or its hash in list and show', async () => {
     const plain = 'another secret pass';
-    const created = await server.post('/api/users', { login: 'grace', name: 'Grace', password: plain });
+    const created = await server.post('/api/users', {
+      login: 'grace',
+      name: 'Grace',
+      password: plain,
+    });
     assertJson(created, 201);
     assertNoPassword(await server.get(`/api/users/${created.body.id}`), plain);
     assertNoPassword(await server.get('/api/users'), plain);
@@ -136,12 +175,18 @@ describe('users resource: password and login', () => {
   it('offers no filter or sort on the password hash (no oracle on its value)', async () => {
     const all = await server.get('/api/users');
     assertJson(all, 200);
-    const probe = await server.get('/api/users?sort=password_hash&filters[password_hash][like]=no-such-hash%25');
+    const probe = await server.get(
+      '/api/users?sort=password_hash&filters[password_hash][like]=no-such-hash%25',
+    );
     assertJson(probe, 200, all.body);
   });
 
   it('re-hashes a changed password and keeps the hash when the password is absent', async () => {
-    const created = await server.post('/api/users', { login: 'heidi', name: 'Heidi', password: 'first password' });
+    const created = await server.post('/api/users', {
+      login: 'heidi',
+      name: 'Heidi',
+      password: 'first password',
+    });
     const id = created.body.id;
     const first = await storedHash(id);
     const renamed = await server.patch(`/api/users/${id}`, { name: 'Heidi K.' });
@@ -157,7 +202,12 @@ describe('users resource: password and login', () => {
   });
 
   it('ignores a password_hash sent in the payload: only password is written, hashed', async () => {
-    const created = await server.post('/api/users', { login: 'oscar', name: 'Oscar', password: 'oscar password', password_hash: 'scrypt$forged' });
+    const created = await server.post('/api/users', {
+      login: 'oscar',
+      name: 'Oscar',
+      password: 'oscar password',
+      password_hash: 'scrypt$forged',
+    });
     assertJson(created, 201);
     const hash = await storedHash(created.body.id);
     assert.notEqual(hash, 'scrypt$forged');
@@ -166,21 +216,42 @@ describe('users resource: password and login', () => {
 
   it('returns 422 when the login is already taken, on create', async () => {
     const message = 'The login has already been taken.';
-    assertJson(await server.post('/api/users', { login: 'admin', name: 'Second admin', password: 'password-123' }), 422, {
-      message,
-      errors: { login: [message] },
-    });
+    assertJson(
+      await server.post('/api/users', {
+        login: 'admin',
+        name: 'Second admin',
+        password: 'password-123',
+      }),
+      422,
+      {
+        message,
+        errors: { login: [message] },
+      },
+    );
   });
 
   it('returns 422 when an update takes another user’s login, and accepts the user’s own', async () => {
-    const created = await server.post('/api/users', { login: 'ivan', name: 'Ivan', password: 'password-123' });
+    const created = await server.post('/api/users', {
+      login: 'ivan',
+      name: 'Ivan',
+      password: 'password-123',
+    });
     const message = 'The login has already been taken.';
-    assertJson(await server.patch(`/api/users/${created.body.id}`, { login: 'admin' }), 422, { message, errors: { login: [message] } });
-    assertJson(await server.patch(`/api/users/${created.body.id}`, { login: 'ivan', name: 'Ivan I.' }), 200);
+    assertJson(await server.patch(`/api/users/${created.body.id}`, { login: 'admin' }), 422, {
+      message,
+      errors: { login: [message] },
+    });
+    assertJson(
+      await server.patch(`/api/users/${created.body.id}`, { login: 'ivan', name: 'Ivan I.' }),
+      200,
+    );
   });
 
   it('requires a password on create', async () => {
     const reply = await server.post('/api/users', { login: 'judy', name: 'Judy' });
-    assertJson(reply, 422, { message: 'The password field is required.', errors: { password: ['The password field is required.'] } });
+    assertJson(reply, 422, {
+      message: 'The password field is required.',
+      errors: { password: ['The password field is required.'] },
+    });
   });
 });

@@ -4,8 +4,16 @@
 // 3.6), with no WWW-Authenticate header: the credential itself is valid.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import {
+  bearer,
+  issue,
+  linkUnit,
+  seedIdentity,
+  seedUnit,
+  seedUser,
+  startServerOn,
+} from '../helpers/bearer.js';
 import { assertJson, type Reply } from '../helpers/http.js';
-import { bearer, issue, linkUnit, seedIdentity, seedUnit, seedUser, startServerOn } from '../helpers/bearer.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const READ = ['import-templates.read'];
@@ -26,36 +34,64 @@ describe('bearer mode: 403 on re-validation', () => {
   it('returns 403 when the token’s user is inactive', async () => {
     const who = await seedIdentity(server, 'inactive-user', { abilities: READ });
     assertJson(await list(who.token), 200);
-    await server.service.database.db.updateTable('users').set({ active: 'N' }).where('id', '=', who.userId).execute();
+    await server.service.database.db
+      .updateTable('users')
+      .set({ active: 'N' })
+      .where('id', '=', who.userId)
+      .execute();
     assertForbidden(await list(who.token), 'The user is inactive.');
   });
 
   it('returns 403 when the token’s unit is inactive', async () => {
     const who = await seedIdentity(server, 'inactive-unit', { abilities: READ });
     assertJson(await list(who.token), 200);
-    await server.service.database.db.updateTable('units').set({ active: 'N' }).where('id', '=', who.unitId).execute();
+    await server.service.database.db
+      .updateTable('units')
+      .set({ active: 'N' })
+      .where('id', '=', who.unitId)
+      .execute();
     assertForbidden(await list(who.token), 'The unit is inactive.');
   });
 
   it('returns 403 when the unit’s company (the tenant) is inactive', async () => {
     const who = await seedIdentity(server, 'inactive-company', { abilities: READ });
     assertJson(await list(who.token), 200);
-    await server.service.database.db.updateTable('companies').set({ active: 'N' }).where('id', '=', who.companyId).execute();
+    await server.service.database.db
+      .updateTable('companies')
+      .set({ active: 'N' })
+      .where('id', '=', who.companyId)
+      .execute();
     assertForbidden(await list(who.token), 'The company is inactive.');
   });
 
   it('returns 403 when the unit no longer belongs to the user', async () => {
     const who = await seedIdentity(server, 'unlinked', { abilities: READ });
     assertJson(await list(who.token), 200);
-    await server.service.database.db.deleteFrom('user_units').where('user_id', '=', who.userId).where('unit_id', '=', who.unitId).execute();
+    await server.service.database.db
+      .deleteFrom('user_units')
+      .where('user_id', '=', who.userId)
+      .where('unit_id', '=', who.unitId)
+      .execute();
     assertForbidden(await list(who.token), 'The unit does not belong to the user.');
   });
 
   it('refuses writes as well as reads on re-validation', async () => {
-    const who = await seedIdentity(server, 'inactive-writer', { abilities: ['import-templates.read', 'import-templates.write'] });
-    await server.service.database.db.updateTable('users').set({ active: 'N' }).where('id', '=', who.userId).execute();
-    assertForbidden(await server.post('/api/import-templates', { title: 'x' }, { headers: bearer(who.token) }), 'The user is inactive.');
-    assertForbidden(await server.delete('/api/import-templates/1', { headers: bearer(who.token) }), 'The user is inactive.');
+    const who = await seedIdentity(server, 'inactive-writer', {
+      abilities: ['import-templates.read', 'import-templates.write'],
+    });
+    await server.service.database.db
+      .updateTable('users')
+      .set({ active: 'N' })
+      .where('id', '=', who.userId)
+      .execute();
+    assertForbidden(
+      await server.post('/api/import-templates', { title: 'x' }, { headers: bearer(who.token) }),
+      'The user is inactive.',
+    );
+    assertForbidden(
+      await server.delete('/api/import-templates/1', { headers: bearer(who.token) }),
+      'The user is inactive.',
+    );
   });
 
   it('re-validates on every request: the token passes again once the user is reactivated', async () => {
@@ -69,7 +105,11 @@ describe('bearer mode: 403 on re-validation', () => {
 
   it('checks the scope before the abilities: an inactive user lacking the ability gets the scope refusal', async () => {
     const who = await seedIdentity(server, 'inactive-no-ability', { abilities: [] });
-    await server.service.database.db.updateTable('users').set({ active: 'N' }).where('id', '=', who.userId).execute();
+    await server.service.database.db
+      .updateTable('users')
+      .set({ active: 'N' })
+      .where('id', '=', who.userId)
+      .execute();
     assertForbidden(await list(who.token), 'The user is inactive.');
   });
 });
@@ -91,7 +131,10 @@ describe('bearer mode: 403 for a unit without company in isolation mode', () => 
   after(() => server.close());
 
   it('returns 403 when the token’s unit has no company while TENANT_ISOLATION=true', async () => {
-    assertForbidden(await server.get('/api/import-templates', { headers: bearer(token) }), 'The unit has no company.');
+    assertForbidden(
+      await server.get('/api/import-templates', { headers: bearer(token) }),
+      'The unit has no company.',
+    );
   });
 
   it('accepts the same user’s token for a unit with a company in isolation mode', async () => {
@@ -99,12 +142,19 @@ describe('bearer mode: 403 for a unit without company in isolation mode', () => 
   });
 
   it('accepts the same token over the same database with isolation off', async () => {
-    const relaxed = await startServerOn(server.dataDir, { DATABASE_URL: server.databaseUrl, TENANT_ISOLATION: 'false' });
+    const relaxed = await startServerOn(server.dataDir, {
+      DATABASE_URL: server.databaseUrl,
+      TENANT_ISOLATION: 'false',
+    });
     try {
-      assertJson(await relaxed.request('GET', '/api/import-templates', { headers: bearer(token) }), 200, {
-        data: [],
-        meta: { total: 0, per_page: 15, current_page: 1, last_page: 1 },
-      });
+      assertJson(
+        await relaxed.request('GET', '/api/import-templates', { headers: bearer(token) }),
+        200,
+        {
+          data: [],
+          meta: { total: 0, per_page: 15, current_page: 1, last_page: 1 },
+        },
+      );
     } finally {
       await relaxed.close();
     }

@@ -6,11 +6,11 @@
 // that is not counted. Other IPs are unaffected; a 403 is not a failure; a success does not
 // reset the count. Each test has its own server, so its own counters.
 import { afterEach, describe, it } from 'node:test';
-import { revokeToken } from '../../src/auth/tokens/token-service.js';
 import { issueToken } from '../../src/auth/tokens/api-token.js';
+import { revokeToken } from '../../src/auth/tokens/token-service.js';
+import { assert429, assertBearer401, bearer, issue, requestFrom } from '../helpers/bearer.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { SESSION_COOKIE, signedIn } from '../helpers/session-client.js';
-import { assert429, assertBearer401, bearer, issue, requestFrom } from '../helpers/bearer.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const LIST = '/api/import-templates';
@@ -34,7 +34,8 @@ describe('bearer mode: per-IP failure limit', () => {
 
   /** Failures that count: a presented credential that fails (a malformed token). */
   async function fail(s: TestServer, times: number): Promise<void> {
-    for (let i = 0; i < times; i++) assertBearer401(await s.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
+    for (let i = 0; i < times; i++)
+      assertBearer401(await s.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
   }
 
   it('returns 429 with Retry-After: 600 after 20 failures from one IP, even with a valid token', async () => {
@@ -90,7 +91,10 @@ describe('bearer mode: per-IP failure limit', () => {
     const stale = await signedIn(s.url);
     const forged = stale.clone();
     await s.service.database.db.deleteFrom('sessions').execute();
-    forged.cookies.set(SESSION_COOKIE, encodeURIComponent(`${forged.sessionId()}.forged-signature`));
+    forged.cookies.set(
+      SESSION_COOKIE,
+      encodeURIComponent(`${forged.sessionId()}.forged-signature`),
+    );
     for (let i = 0; i < 15; i++) {
       for (const client of [stale, forged]) {
         assertBearer401(await client.get(LIST), 'Unauthenticated.');
@@ -124,7 +128,9 @@ describe('bearer mode: per-IP failure limit', () => {
   it('ignores X-Forwarded-For without TRUST_PROXY: a blocked client cannot claim another IP', async () => {
     const { server: s, token } = await start();
     await fail(s, 20);
-    assert429(await s.get(LIST, { headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.7' } }));
+    assert429(
+      await s.get(LIST, { headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.7' } }),
+    );
   });
 
   it('ends the block 600 s after the first counted failure', async () => {
@@ -158,11 +164,23 @@ describe('bearer mode: per-IP failure limit', () => {
     const readOnly = await issue(s, { abilities: ['import-templates.read'] });
     await fail(s, 19);
     for (let i = 0; i < 5; i++) {
-      assertJson(await s.post(LIST, { title: 'x' }, { headers: bearer(readOnly.token) }), 403, { error: 'Missing ability: import-templates.write' });
+      assertJson(await s.post(LIST, { title: 'x' }, { headers: bearer(readOnly.token) }), 403, {
+        error: 'Missing ability: import-templates.write',
+      });
     }
-    await s.service.database.db.updateTable('users').set({ active: 'N' }).where('id', '=', 1).execute();
-    assertJson(await s.get(LIST, { headers: bearer(token) }), 403, { error: 'The user is inactive.' });
-    await s.service.database.db.updateTable('users').set({ active: 'Y' }).where('id', '=', 1).execute();
+    await s.service.database.db
+      .updateTable('users')
+      .set({ active: 'N' })
+      .where('id', '=', 1)
+      .execute();
+    assertJson(await s.get(LIST, { headers: bearer(token) }), 403, {
+      error: 'The user is inactive.',
+    });
+    await s.service.database.db
+      .updateTable('users')
+      .set({ active: 'Y' })
+      .where('id', '=', 1)
+      .execute();
     assertJson(await s.get(LIST, { headers: bearer(token) }), 200);
     await fail(s, 1);
     assert429(await s.get(LIST, { headers: bearer(token) }));

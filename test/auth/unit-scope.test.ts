@@ -3,8 +3,8 @@
 // the caller as `created_by` when the payload has none.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertJson, freshTimestamp } from '../helpers/http.js';
 import { bearer, issue, linkUnit, seedIdentity, seedUnit } from '../helpers/bearer.js';
+import { assertJson, freshTimestamp } from '../helpers/http.js';
 import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -34,11 +34,21 @@ describe('unit scope: import-template logs of unit A and unit B', () => {
     await linkUnit(db, 1, unitB); // the same admin user, acting in another unit
     tokenA = (await issue(server, { unitId: unitA })).token;
     tokenB = (await issue(server, { unitId: unitB })).token;
-    const template = await server.post('/api/import-templates', templatePayload(), { headers: bearer(tokenA) });
+    const template = await server.post('/api/import-templates', templatePayload(), {
+      headers: bearer(tokenA),
+    });
     assertJson(template, 201);
     templateId = template.body.id;
-    for (const [token, ids] of [[tokenA, logsOfA], [tokenA, logsOfA], [tokenB, logsOfB]] as const) {
-      const created = await server.post(LOGS, { template_id: templateId, status: 'succeeded' }, { headers: bearer(token) });
+    for (const [token, ids] of [
+      [tokenA, logsOfA],
+      [tokenA, logsOfA],
+      [tokenB, logsOfB],
+    ] as const) {
+      const created = await server.post(
+        LOGS,
+        { template_id: templateId, status: 'succeeded' },
+        { headers: bearer(token) },
+      );
       assertJson(created, 201);
       ids.push(created.body.id);
       records.set(created.body.id, created.body);
@@ -51,36 +61,63 @@ describe('unit scope: import-template logs of unit A and unit B', () => {
       [...records.values()].map((r) => r.unit_id),
       [unitA, unitA, unitB],
     );
-    const rows = await server.service.database.db.selectFrom('import_template_logs').select(['id', 'unit_id']).orderBy('id').execute();
+    const rows = await server.service.database.db
+      .selectFrom('import_template_logs')
+      .select(['id', 'unit_id'])
+      .orderBy('id')
+      .execute();
     assert.deepStrictEqual(
       rows.map((r) => [Number(r.id), Number(r.unit_id)]),
-      [[logsOfA[0], unitA], [logsOfA[1], unitA], [logsOfB[0], unitB]],
+      [
+        [logsOfA[0], unitA],
+        [logsOfA[1], unitA],
+        [logsOfB[0], unitB],
+      ],
     );
   });
 
   it('lists only the logs of the token’s unit', async () => {
-    assertJson(await server.get(`${LOGS}?sort=id&direction=asc`, { headers: bearer(tokenA) }), 200, page(logsOfA));
+    assertJson(
+      await server.get(`${LOGS}?sort=id&direction=asc`, { headers: bearer(tokenA) }),
+      200,
+      page(logsOfA),
+    );
     assertJson(await server.get(LOGS, { headers: bearer(tokenB) }), 200, page(logsOfB));
   });
 
   it('ignores a filter on unit_id: the scope cannot be widened from the query', async () => {
-    const filtered = await server.get(`${LOGS}?sort=id&direction=asc&filters[unit_id][=]=${unitB}`, { headers: bearer(tokenA) });
+    const filtered = await server.get(
+      `${LOGS}?sort=id&direction=asc&filters[unit_id][=]=${unitB}`,
+      { headers: bearer(tokenA) },
+    );
     assertJson(filtered, 200, page(logsOfA));
   });
 
   it('answers 404 Resource not found for another unit’s log', async () => {
-    assertJson(await server.get(`${LOGS}/${logsOfB[0]}`, { headers: bearer(tokenA) }), 404, { error: 'Resource not found' });
-    assertJson(await server.get(`${LOGS}/${logsOfA[0]}`, { headers: bearer(tokenB) }), 404, { error: 'Resource not found' });
+    assertJson(await server.get(`${LOGS}/${logsOfB[0]}`, { headers: bearer(tokenA) }), 404, {
+      error: 'Resource not found',
+    });
+    assertJson(await server.get(`${LOGS}/${logsOfA[0]}`, { headers: bearer(tokenB) }), 404, {
+      error: 'Resource not found',
+    });
   });
 
   it('shows the token’s own unit’s log', async () => {
     const id = logsOfB[0] ?? 0;
-    assertJson(await server.get(`${LOGS}/${id}`, { headers: bearer(tokenB) }), 200, records.get(id));
+    assertJson(
+      await server.get(`${LOGS}/${id}`, { headers: bearer(tokenB) }),
+      200,
+      records.get(id),
+    );
   });
 
   it('overrides a forged unit_id in a create payload with the token’s unit', async () => {
     const since = new Date();
-    const created = await server.post(LOGS, { template_id: templateId, status: 'failed', unit_id: unitB }, { headers: bearer(tokenA) });
+    const created = await server.post(
+      LOGS,
+      { template_id: templateId, status: 'failed', unit_id: unitB },
+      { headers: bearer(tokenA) },
+    );
     assertJson(created, 201, {
       id: created.body.id,
       template_id: templateId,
@@ -91,15 +128,26 @@ describe('unit scope: import-template logs of unit A and unit B', () => {
       rows_failed: 0,
       created_at: freshTimestamp(created.body.created_at, since),
     });
-    const row = await server.service.database.db.selectFrom('import_template_logs').select('unit_id').where('id', '=', created.body.id).executeTakeFirstOrThrow();
+    const row = await server.service.database.db
+      .selectFrom('import_template_logs')
+      .select('unit_id')
+      .where('id', '=', created.body.id)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(row.unit_id), unitA);
     assertJson(await server.get(LOGS, { headers: bearer(tokenB) }), 200, page(logsOfB));
-    await server.service.database.db.deleteFrom('import_template_logs').where('id', '=', created.body.id).execute();
+    await server.service.database.db
+      .deleteFrom('import_template_logs')
+      .where('id', '=', created.body.id)
+      .execute();
   });
 
   it('counts only the token’s unit’s logs in an import template’s logs_count', async () => {
-    const seenByA = await server.get(`/api/import-templates/${templateId}`, { headers: bearer(tokenA) });
-    const seenByB = await server.get(`/api/import-templates/${templateId}`, { headers: bearer(tokenB) });
+    const seenByA = await server.get(`/api/import-templates/${templateId}`, {
+      headers: bearer(tokenA),
+    });
+    const seenByB = await server.get(`/api/import-templates/${templateId}`, {
+      headers: bearer(tokenB),
+    });
     assertJson(seenByA, 200);
     assertJson(seenByB, 200);
     assert.equal(seenByA.body.logs_count, logsOfA.length);
@@ -115,7 +163,11 @@ describe('unit scope: import-template logs of unit A and unit B', () => {
     ]) {
       assertJson(reply, 404, { error: 'Not found' });
     }
-    const row = await server.service.database.db.selectFrom('import_template_logs').select('status').where('id', '=', logsOfB[0] ?? 0).executeTakeFirstOrThrow();
+    const row = await server.service.database.db
+      .selectFrom('import_template_logs')
+      .select('status')
+      .where('id', '=', logsOfB[0] ?? 0)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'succeeded');
   });
 });
@@ -128,23 +180,37 @@ describe('caller stamping: created_by of an import template', () => {
   after(() => server.close());
 
   it('defaults created_by to the token’s user when the payload has none', async () => {
-    const who = await seedIdentity(server, 'carol', { abilities: ['import-templates.read', 'import-templates.write'] });
-    const created = await server.post('/api/import-templates', templatePayload(), { headers: bearer(who.token) });
+    const who = await seedIdentity(server, 'carol', {
+      abilities: ['import-templates.read', 'import-templates.write'],
+    });
+    const created = await server.post('/api/import-templates', templatePayload(), {
+      headers: bearer(who.token),
+    });
     assertJson(created, 201);
     assert.equal(created.body.created_by, who.userId);
-    assert.deepStrictEqual(created.body.creator, { id: who.userId, login: 'carol', name: 'User carol' });
+    assert.deepStrictEqual(created.body.creator, {
+      id: who.userId,
+      login: 'carol',
+      name: 'User carol',
+    });
   });
 
   it('defaults created_by to the caller when the payload sends null', async () => {
     const who = await seedIdentity(server, 'dave', { abilities: ['import-templates.write'] });
-    const created = await server.post('/api/import-templates', templatePayload({ created_by: null }), { headers: bearer(who.token) });
+    const created = await server.post(
+      '/api/import-templates',
+      templatePayload({ created_by: null }),
+      { headers: bearer(who.token) },
+    );
     assertJson(created, 201);
     assert.equal(created.body.created_by, who.userId);
   });
 
   it('keeps an explicit created_by', async () => {
     const who = await seedIdentity(server, 'erin', { abilities: ['import-templates.write'] });
-    const created = await server.post('/api/import-templates', templatePayload({ created_by: 1 }), { headers: bearer(who.token) });
+    const created = await server.post('/api/import-templates', templatePayload({ created_by: 1 }), {
+      headers: bearer(who.token),
+    });
     assertJson(created, 201);
     assert.equal(created.body.created_by, 1);
   });

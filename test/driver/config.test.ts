@@ -9,13 +9,24 @@ import { assertJson } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const NOT_FOUND = { error: 'Not found' };
-const PATHS = [DRIVER, `${DRIVER}/`, `${DRIVER}/query`, `${DRIVER}/tables`, `${DRIVER}/tables/companies`, `${DRIVER}/tables?connection=x`, `${DRIVER}/no/such/route`];
+const PATHS = [
+  DRIVER,
+  `${DRIVER}/`,
+  `${DRIVER}/query`,
+  `${DRIVER}/tables`,
+  `${DRIVER}/tables/companies`,
+  `${DRIVER}/tables?connection=x`,
+  `${DRIVER}/no/such/route`,
+];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 describe('driver: disabled by default', () => {
   let server: TestServer;
   // The secret alone does not turn it on.
-  before(async () => (server = await startTestServer({ REST_DRIVER_SECRET: DRIVER_SECRET }, { anonymous: true })));
+  before(
+    async () =>
+      (server = await startTestServer({ REST_DRIVER_SECRET: DRIVER_SECRET }, { anonymous: true })),
+  );
   after(() => server.close());
 
   it('answers the JSON 404 {error: "Not found"} for every path and method, signed or not', async () => {
@@ -23,7 +34,11 @@ describe('driver: disabled by default', () => {
       for (const method of METHODS) {
         const body = method === 'GET' || method === 'OPTIONS' ? undefined : { sql: 'select 1' };
         assertJson(await driverRequest(server.url, method, path, { body }), 404, NOT_FOUND);
-        assertJson(await server.request(method, path, body === undefined ? {} : { body }), 404, NOT_FOUND);
+        assertJson(
+          await server.request(method, path, body === undefined ? {} : { body }),
+          404,
+          NOT_FOUND,
+        );
       }
       assert.equal((await server.request('HEAD', path)).status, 404);
     }
@@ -36,11 +51,18 @@ describe('driver: disabled by default', () => {
 
 describe('driver: configuration', () => {
   it('refuses to start with REST_DRIVER_SECRET missing or shorter than 32 characters', async () => {
-    const message = /REST_DRIVER_ENABLED=true needs REST_DRIVER_SECRET of at least 32 characters \(got 31\)/;
-    assert.throws(() => loadConfig(driverEnv({ REST_DRIVER_SECRET: 'x'.repeat(31) })), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+    const message =
+      /REST_DRIVER_ENABLED=true needs REST_DRIVER_SECRET of at least 32 characters \(got 31\)/;
+    assert.throws(
+      () => loadConfig(driverEnv({ REST_DRIVER_SECRET: 'x'.repeat(31) })),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+    );
     assert.throws(() => loadConfig({ REST_DRIVER_ENABLED: 'true' }), ConfigError);
     await assert.rejects(startTestServer(driverEnv({ REST_DRIVER_SECRET: 'short' })), ConfigError);
-    assert.equal(loadConfig(driverEnv({ REST_DRIVER_SECRET: 'x'.repeat(32) })).restDriver.secret.length, 32);
+    assert.equal(
+      loadConfig(driverEnv({ REST_DRIVER_SECRET: 'x'.repeat(32) })).restDriver.secret.length,
+      32,
+    );
   });
 
   it('defaults to read-only, 10000 rows and a 30 s statement timeout', () => {
@@ -51,14 +73,22 @@ describe('driver: configuration', () => {
       maxRows: 10_000,
       timeoutMs: 30_000,
     });
-    assert.throws(() => loadConfig(driverEnv({ REST_DRIVER_MAX_ROWS: '0' })), /REST_DRIVER_MAX_ROWS must be an integer/);
-    assert.throws(() => loadConfig(driverEnv({ REST_DRIVER_ALLOW_WRITE: 'maybe' })), /REST_DRIVER_ALLOW_WRITE must be true or false/);
+    assert.throws(
+      () => loadConfig(driverEnv({ REST_DRIVER_MAX_ROWS: '0' })),
+      /REST_DRIVER_MAX_ROWS must be an integer/,
+    );
+    assert.throws(
+      () => loadConfig(driverEnv({ REST_DRIVER_ALLOW_WRITE: 'maybe' })),
+      /REST_DRIVER_ALLOW_WRITE must be true or false/,
+    );
   });
 
   it('refuses to start on an in-memory SQLite database, which no second connection can see', async () => {
     await assert.rejects(
       startTestServer(driverEnv({ DATABASE_URL: 'sqlite::memory:' })),
-      (e: unknown) => e instanceof ConfigError && /the driver cannot use DATABASE_URL: an in-memory SQLite database/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        /the driver cannot use DATABASE_URL: an in-memory SQLite database/.test(e.message),
     );
   });
 });

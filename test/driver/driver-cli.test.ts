@@ -6,17 +6,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type Run, runCli } from '../helpers/cli.js';
 import { DRIVER_SECRET, driverEnv } from '../helpers/driver-client.js';
 import { declared, param } from '../helpers/driver-engine.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { runCli, type Run } from '../helpers/cli.js';
-
-
 
 /** Runs the real CLI from source with `env` on top of a clean environment. */
 function svc(env: Record<string, string>, ...args: string[]): Promise<Run> {
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
-  for (const name of Object.keys(base)) if (/^(REST_DRIVER_|DATABASE_URL|DB_CONNECTIONS|HOST|PORT)/.test(name)) delete base[name];
+  for (const name of Object.keys(base))
+    if (/^(REST_DRIVER_|DATABASE_URL|DB_CONNECTIONS|HOST|PORT)/.test(name)) delete base[name];
   return runCli({ ...base, ...env }, args);
 }
 
@@ -26,12 +25,22 @@ describe('svc driver:query', { concurrency: true }, () => {
   before(async () => {
     server = await startTestServer(driverEnv(), { anonymous: true });
     // The command reads the service's own settings: HOST, PORT and the secret.
-    env = { HOST: '127.0.0.1', PORT: new URL(server.url).port, REST_DRIVER_SECRET: DRIVER_SECRET, DATA_DIR: server.dataDir };
+    env = {
+      HOST: '127.0.0.1',
+      PORT: new URL(server.url).port,
+      REST_DRIVER_SECRET: DRIVER_SECRET,
+      DATA_DIR: server.dataDir,
+    };
   });
   after(() => server.close());
 
   it('prints the answer of a signed query as JSON', async () => {
-    const run = await svc(env, 'driver:query', `select id, name from companies where id = ${param(1)}`, '--bindings=[1]');
+    const run = await svc(
+      env,
+      'driver:query',
+      `select id, name from companies where id = ${param(1)}`,
+      '--bindings=[1]',
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.deepStrictEqual(JSON.parse(run.stdout), {
       columns: [
@@ -52,7 +61,11 @@ describe('svc driver:query', { concurrency: true }, () => {
   });
 
   it('is refused by the service with another secret (401), and exits 2 on bad input', async () => {
-    const wrong = await svc({ ...env, REST_DRIVER_SECRET: 'x'.repeat(40) }, 'driver:query', 'select 1');
+    const wrong = await svc(
+      { ...env, REST_DRIVER_SECRET: 'x'.repeat(40) },
+      'driver:query',
+      'select 1',
+    );
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /The service answered 401: Invalid signature\./);
     const bindings = await svc(env, 'driver:query', 'select ?', '--bindings={"a":1}');
@@ -69,9 +82,20 @@ describe('svc driver:query', { concurrency: true }, () => {
   it('svc serve refuses to start with a secret shorter than 32 characters', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-driver-cli-'));
     try {
-      const run = await svc({ DATA_DIR: dataDir, PORT: '0', REST_DRIVER_ENABLED: 'true', REST_DRIVER_SECRET: 'too-short' }, 'serve');
+      const run = await svc(
+        {
+          DATA_DIR: dataDir,
+          PORT: '0',
+          REST_DRIVER_ENABLED: 'true',
+          REST_DRIVER_SECRET: 'too-short',
+        },
+        'serve',
+      );
       assert.equal(run.code, 2);
-      assert.match(run.stderr, /REST_DRIVER_ENABLED=true needs REST_DRIVER_SECRET of at least 32 characters \(got 9\)/);
+      assert.match(
+        run.stderr,
+        /REST_DRIVER_ENABLED=true needs REST_DRIVER_SECRET of at least 32 characters \(got 9\)/,
+      );
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

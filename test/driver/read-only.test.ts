@@ -9,13 +9,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { DRIVER, driverEnv, driverQuery, driverRequest, refusedStatement } from '../helpers/driver-client.js';
-import { declared, param, schemaSnapshot, SLOW_SELECT } from '../helpers/driver-engine.js';
+import {
+  DRIVER,
+  driverEnv,
+  driverQuery,
+  driverRequest,
+  refusedStatement,
+} from '../helpers/driver-client.js';
+import { declared, param, SLOW_SELECT, schemaSnapshot } from '../helpers/driver-engine.js';
 import { testEngine } from '../helpers/engines.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const READ_ONLY = refusedStatement('The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.');
+const READ_ONLY = refusedStatement(
+  'The driver is read-only (REST_DRIVER_ALLOW_WRITE is not true): the database refused a statement that writes.',
+);
 const ONE_STATEMENT = refusedStatement('Send exactly one SQL statement per request.');
 const EMPTY = refusedStatement('The sql field holds no SQL statement.');
 const MAX_ROWS = 5;
@@ -26,7 +34,9 @@ const TIMEOUT_MS = 400;
  * at 1000 by default, so there it counts to 1000.
  */
 const COUNTER =
-  testEngine === 'mysql' ? 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000)' : 'with recursive c(x) as (select 1 union all select x + 1 from c)';
+  testEngine === 'mysql'
+    ? 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 1000)'
+    : 'with recursive c(x) as (select 1 union all select x + 1 from c)';
 
 /** Writes every engine refuses the same way. */
 const WRITES = [
@@ -69,10 +79,25 @@ const ENGINE_WRITES = {
 
 /** A statement that switches the session to read-write, and one that leaves state on the session. */
 const SESSION = {
-  sqlite: { lift: 'pragma query_only = off', leave: 'pragma query_only = off', probe: 'select 1 as one', left: [[1]] },
+  sqlite: {
+    lift: 'pragma query_only = off',
+    leave: 'pragma query_only = off',
+    probe: 'select 1 as one',
+    left: [[1]],
+  },
   // PREPARE is not undone by a rollback; DISCARD ALL drops it.
-  postgres: { lift: 'set session characteristics as transaction read write', leave: 'prepare leftover as select 1', probe: 'execute leftover', left: null },
-  mysql: { lift: 'set session transaction read write', leave: "set @leftover = 'x'", probe: 'select @leftover as leftover', left: [[null]] },
+  postgres: {
+    lift: 'set session characteristics as transaction read write',
+    leave: 'prepare leftover as select 1',
+    probe: 'execute leftover',
+    left: null,
+  },
+  mysql: {
+    lift: 'set session transaction read write',
+    leave: "set @leftover = 'x'",
+    probe: 'select @leftover as leftover',
+    left: [[null]],
+  },
 }[testEngine];
 
 /** Statements the database cannot run, with its own message. */
@@ -85,10 +110,17 @@ const CANNOT_RUN: ReadonlyArray<{ sql: string; bindings?: unknown[]; message: st
   postgres: [
     { sql: 'selec 1', message: 'syntax error at or near "selec"' },
     { sql: 'select * from no_such_table', message: 'relation "no_such_table" does not exist' },
-    { sql: 'select $1, $2', bindings: [1], message: 'bind message supplies 1 parameters, but prepared statement "" requires 2' },
+    {
+      sql: 'select $1, $2',
+      bindings: [1],
+      message: 'bind message supplies 1 parameters, but prepared statement "" requires 2',
+    },
   ],
   mysql: [
-    { sql: 'selec 1', message: /^You have an error in your SQL syntax; .* near 'selec 1' at line 1$/ },
+    {
+      sql: 'selec 1',
+      message: /^You have an error in your SQL syntax; .* near 'selec 1' at line 1$/,
+    },
     { sql: 'select * from no_such_table', message: /^Table '\w+\.no_such_table' doesn't exist$/ },
     { sql: 'select ?, ?', bindings: [1], message: 'Incorrect arguments to mysqld_stmt_execute' },
   ],
@@ -106,25 +138,37 @@ describe('driver: read-only queries', () => {
     };
   };
   before(async () => {
-    server = await startTestServer(driverEnv({ REST_DRIVER_MAX_ROWS: String(MAX_ROWS), REST_DRIVER_TIMEOUT_MS: String(TIMEOUT_MS) }), { anonymous: true });
-    await sql`insert into groups (name) values ('Editors'), ('Viewers')`.execute(server.service.database.db);
+    server = await startTestServer(
+      driverEnv({
+        REST_DRIVER_MAX_ROWS: String(MAX_ROWS),
+        REST_DRIVER_TIMEOUT_MS: String(TIMEOUT_MS),
+      }),
+      { anonymous: true },
+    );
+    await sql`insert into groups (name) values ('Editors'), ('Viewers')`.execute(
+      server.service.database.db,
+    );
   });
   after(() => server.close());
 
   it('answers {columns, rows, row_count, truncated}: rows as arrays in column order, declared types', async () => {
-    assertJson(await driverQuery(server.url, 'select id, name, 1 + 1 as two from groups order by id'), 200, {
-      columns: [
-        { name: 'id', type: declared.id },
-        { name: 'name', type: declared.varchar(200) },
-        { name: 'two', type: null },
-      ],
-      rows: [
-        [1, 'Editors', 2],
-        [2, 'Viewers', 2],
-      ],
-      row_count: 2,
-      truncated: false,
-    });
+    assertJson(
+      await driverQuery(server.url, 'select id, name, 1 + 1 as two from groups order by id'),
+      200,
+      {
+        columns: [
+          { name: 'id', type: declared.id },
+          { name: 'name', type: declared.varchar(200) },
+          { name: 'two', type: null },
+        ],
+        rows: [
+          [1, 'Editors', 2],
+          [2, 'Viewers', 2],
+        ],
+        row_count: 2,
+        truncated: false,
+      },
+    );
   });
 
   it('binds positional values and keeps repeated column names', async () => {
@@ -132,7 +176,10 @@ describe('driver: read-only queries', () => {
     // parameters take their type from where they are used, so the casts say what they are.
     const binds = {
       sqlite: { sql: 'select ? as a, ? as a, ? as b, ? as c', row: ['x', 1.5, 1, null] },
-      postgres: { sql: 'select $1::text as a, $2::float8 as a, $3::boolean as b, $4::int as c', row: ['x', 1.5, true, null] },
+      postgres: {
+        sql: 'select $1::text as a, $2::float8 as a, $3::boolean as b, $4::int as c',
+        row: ['x', 1.5, true, null],
+      },
       mysql: { sql: 'select ? as a, ? as a, ? as b, ? as c', row: ['x', 1.5, 1, null] },
     }[testEngine];
     assertJson(await driverQuery(server.url, binds.sql, ['x', 1.5, true, null]), 200, {
@@ -146,18 +193,28 @@ describe('driver: read-only queries', () => {
       row_count: 1,
       truncated: false,
     });
-    const named = await driverQuery(server.url, `select name from groups where id = ${param(1)}`, [2]);
+    const named = await driverQuery(
+      server.url,
+      `select name from groups where id = ${param(1)}`,
+      [2],
+    );
     assert.deepStrictEqual(named.body.rows, [['Viewers']]);
   });
 
   it('sends integers past 2^53 as strings and blobs as base64', async () => {
     const blob = testEngine === 'postgres' ? "'\\x00ff10'::bytea" : "x'00ff10'";
-    const reply = await driverQuery(server.url, `select 9007199254740993 as big, 42 as small, ${blob} as ${testEngine === 'mysql' ? '`blob`' : 'blob'}`);
+    const reply = await driverQuery(
+      server.url,
+      `select 9007199254740993 as big, 42 as small, ${blob} as ${testEngine === 'mysql' ? '`blob`' : 'blob'}`,
+    );
     assert.deepStrictEqual(reply.body.rows, [['9007199254740993', 42, 'AP8Q']]);
   });
 
   it('runs a SELECT whose text mentions DELETE and DROP: the SQL text is not what decides', async () => {
-    const reply = await driverQuery(server.url, "select 'delete from groups; drop table groups' as text");
+    const reply = await driverQuery(
+      server.url,
+      "select 'delete from groups; drop table groups' as text",
+    );
     assert.deepStrictEqual(reply.body.rows, [['delete from groups; drop table groups']]);
   });
 
@@ -169,7 +226,9 @@ describe('driver: read-only queries', () => {
     });
   }
 
-  it('refuses VACUUM INTO before it creates the file', { skip: testEngine !== 'sqlite' && 'VACUUM INTO is SQLite\'s' }, async () => {
+  it('refuses VACUUM INTO before it creates the file', {
+    skip: testEngine !== 'sqlite' && "VACUUM INTO is SQLite's",
+  }, async () => {
     const target = path.join(server.dataDir, 'copy.sqlite');
     assertJson(await driverQuery(server.url, `vacuum into '${target}'`), 422, READ_ONLY);
     assert.equal(fs.existsSync(target), false);
@@ -186,11 +245,17 @@ describe('driver: read-only queries', () => {
     else assert.deepStrictEqual(probe.body.rows, SESSION.left);
   });
 
-  it('refuses to turn the transaction read-write from inside a statement (PostgreSQL)', { skip: testEngine !== 'postgres' && 'the PostgreSQL transaction rule' }, async () => {
+  it('refuses to turn the transaction read-write from inside a statement (PostgreSQL)', {
+    skip: testEngine !== 'postgres' && 'the PostgreSQL transaction rule',
+  }, async () => {
     const before = await state();
     const message = refusedStatement('transaction read-write mode must be set before any query');
     assertJson(await driverQuery(server.url, 'set transaction read write'), 422, message);
-    assertJson(await driverQuery(server.url, "select set_config('transaction_read_only', 'off', false)"), 422, message);
+    assertJson(
+      await driverQuery(server.url, "select set_config('transaction_read_only', 'off', false)"),
+      422,
+      message,
+    );
     assert.deepStrictEqual(await state(), before);
   });
 
@@ -198,15 +263,29 @@ describe('driver: read-only queries', () => {
     const before = await state();
     assertJson(await driverQuery(server.url, 'select 1; select 2'), 422, ONE_STATEMENT);
     assertJson(await driverQuery(server.url, 'select 1; delete from groups'), 422, ONE_STATEMENT);
-    assertJson(await driverQuery(server.url, "select 1 as one; -- a comment; then\n insert into groups (name) values ('x')"), 422, ONE_STATEMENT);
+    assertJson(
+      await driverQuery(
+        server.url,
+        "select 1 as one; -- a comment; then\n insert into groups (name) values ('x')",
+      ),
+      422,
+      ONE_STATEMENT,
+    );
     assert.deepStrictEqual(await state(), before);
     // A trailing semicolon or comment is not a second statement.
-    assert.deepStrictEqual((await driverQuery(server.url, 'select 1 as one; -- done')).body.rows, [[1]]);
+    assert.deepStrictEqual((await driverQuery(server.url, 'select 1 as one; -- done')).body.rows, [
+      [1],
+    ]);
   });
 
   it(`cuts the rows at REST_DRIVER_MAX_ROWS (${MAX_ROWS}) and says so with truncated: true`, async () => {
     const many = await driverQuery(server.url, `${COUNTER} select x from c limit 1000000`);
-    assertJson(many, 200, { columns: [{ name: 'x', type: null }], rows: [[1], [2], [3], [4], [5]], row_count: 5, truncated: true });
+    assertJson(many, 200, {
+      columns: [{ name: 'x', type: null }],
+      rows: [[1], [2], [3], [4], [5]],
+      row_count: 5,
+      truncated: true,
+    });
     // Without a LIMIT of its own (MariaDB/MySQL: sql_select_limit stops the server there).
     assertJson(await driverQuery(server.url, `${COUNTER} select x from c`), 200, many.body);
     const exactly = await driverQuery(server.url, `${COUNTER} select x from c limit ${MAX_ROWS}`);
@@ -221,7 +300,11 @@ describe('driver: read-only queries', () => {
     const tablesAt = Date.now();
     assertJson(tables, 200);
     const { reply, at } = await slow;
-    assertJson(reply, 422, refusedStatement(`The statement ran longer than ${TIMEOUT_MS} ms and was cancelled.`));
+    assertJson(
+      reply,
+      422,
+      refusedStatement(`The statement ran longer than ${TIMEOUT_MS} ms and was cancelled.`),
+    );
     assert.ok(tablesAt < at, 'the catalog request was answered while the statement ran');
     assert.ok(at - started >= TIMEOUT_MS);
   });
@@ -238,13 +321,18 @@ describe('driver: read-only queries', () => {
     }
     // MariaDB prepares a statement of comments only as one that does nothing.
     const comment = await driverQuery(server.url, '-- nothing but a comment');
-    if (testEngine === 'mysql') assertJson(comment, 200, { columns: [], rows: [], row_count: 0, truncated: false });
+    if (testEngine === 'mysql')
+      assertJson(comment, 200, { columns: [], rows: [], row_count: 0, truncated: false });
     else assertJson(comment, 422, EMPTY);
   });
 
   it('checks the body first: sql required, bindings an array of scalars, connection a known name', async () => {
-    const query = (body: unknown): Promise<Reply> => driverRequest(server.url, 'POST', `${DRIVER}/query`, { body });
-    assertJson(await query({}), 422, { message: 'The sql field is required.', errors: { sql: ['The sql field is required.'] } });
+    const query = (body: unknown): Promise<Reply> =>
+      driverRequest(server.url, 'POST', `${DRIVER}/query`, { body });
+    assertJson(await query({}), 422, {
+      message: 'The sql field is required.',
+      errors: { sql: ['The sql field is required.'] },
+    });
     assertJson(await query({ sql: 42, bindings: 'x', connection: 7 }), 422, {
       message: 'The sql field must be a string. (and 2 more errors)',
       errors: {
@@ -261,6 +349,10 @@ describe('driver: read-only queries', () => {
       message: 'The selected connection is invalid.',
       errors: { connection: ['The selected connection is invalid.'] },
     });
-    assertJson(await driverRequest(server.url, 'POST', `${DRIVER}/query`, { raw: '{"sql": ' }), 400, { message: 'The request body is not valid JSON.' });
+    assertJson(
+      await driverRequest(server.url, 'POST', `${DRIVER}/query`, { raw: '{"sql": ' }),
+      400,
+      { message: 'The request body is not valid JSON.' },
+    );
   });
 });

@@ -15,24 +15,56 @@ const SIGNATURE = 'a535b461d5e8838e3e29037080d674a54f0c9d5c1b99966039deb9c43483f
 const GET_SIGNATURE = '84076e67a6cd1f9165c2826b369a4910e796fdc4c50a47850ea228b3a97cee46';
 const AT = Number(TIMESTAMP) * 1000;
 
-const headers = (signature: string) => ({ 'x-svc-timestamp': TIMESTAMP, 'x-svc-nonce': NONCE, 'x-svc-signature': signature });
+const headers = (signature: string) => ({
+  'x-svc-timestamp': TIMESTAMP,
+  'x-svc-nonce': NONCE,
+  'x-svc-signature': signature,
+});
 
 describe('driver: the signing rule', () => {
   it('signs the README example as the README says', () => {
     assert.equal(
-      stringToSign({ method: 'post', target: '/_mad/rest-driver/query', timestamp: TIMESTAMP, nonce: NONCE, body: BODY }),
+      stringToSign({
+        method: 'post',
+        target: '/_mad/rest-driver/query',
+        timestamp: TIMESTAMP,
+        nonce: NONCE,
+        body: BODY,
+      }),
       `POST\n/_mad/rest-driver/query\n${TIMESTAMP}\n${NONCE}\nf743783cca7d164510d7ac61c758db77499df22187b550567b3a46e638a08228`,
     );
-    const post = { method: 'POST', target: '/_mad/rest-driver/query', body: Buffer.from(BODY), headers: headers(SIGNATURE) };
-    assert.deepStrictEqual(checkSignature(SECRET, post, AT), { ok: true, nonce: NONCE, nonceExpiresAt: AT + 300_000 });
+    const post = {
+      method: 'POST',
+      target: '/_mad/rest-driver/query',
+      body: Buffer.from(BODY),
+      headers: headers(SIGNATURE),
+    };
+    assert.deepStrictEqual(checkSignature(SECRET, post, AT), {
+      ok: true,
+      nonce: NONCE,
+      nonceExpiresAt: AT + 300_000,
+    });
     // Upper-case hex is the same signature.
-    assert.equal(checkSignature(SECRET, { ...post, headers: headers(SIGNATURE.toUpperCase()) }, AT).ok, true);
-    const get = { method: 'GET', target: '/_mad/rest-driver/tables?connection=archive', body: Buffer.alloc(0), headers: headers(GET_SIGNATURE) };
+    assert.equal(
+      checkSignature(SECRET, { ...post, headers: headers(SIGNATURE.toUpperCase()) }, AT).ok,
+      true,
+    );
+    const get = {
+      method: 'GET',
+      target: '/_mad/rest-driver/tables?connection=archive',
+      body: Buffer.alloc(0),
+      headers: headers(GET_SIGNATURE),
+    };
     assert.equal(checkSignature(SECRET, get, AT).ok, true);
   });
 
   it('accepts the timestamp up to 300 s away and refuses it beyond', () => {
-    const post = { method: 'POST', target: '/_mad/rest-driver/query', body: Buffer.from(BODY), headers: headers(SIGNATURE) };
+    const post = {
+      method: 'POST',
+      target: '/_mad/rest-driver/query',
+      body: Buffer.from(BODY),
+      headers: headers(SIGNATURE),
+    };
     assert.equal(checkSignature(SECRET, post, AT + 300_000).ok, true);
     assert.equal(checkSignature(SECRET, post, AT - 300_000).ok, true);
     assert.equal(checkSignature(SECRET, post, AT + 300_001).ok, false);
@@ -42,7 +74,10 @@ describe('driver: the signing rule', () => {
   it('refuses a signature of the wrong length or alphabet without comparing it', () => {
     const post = { method: 'POST', target: '/_mad/rest-driver/query', body: Buffer.from(BODY) };
     for (const signature of [SIGNATURE.slice(2), `${SIGNATURE}00`, `${SIGNATURE.slice(1)}g`, '']) {
-      assert.deepStrictEqual(checkSignature(SECRET, { ...post, headers: headers(signature) }, AT), { ok: false, reason: 'Invalid signature.' });
+      assert.deepStrictEqual(checkSignature(SECRET, { ...post, headers: headers(signature) }, AT), {
+        ok: false,
+        reason: 'Invalid signature.',
+      });
     }
   });
 });

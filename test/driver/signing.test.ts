@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assert429 } from '../helpers/bearer.js';
-import { assertDriver401, DRIVER, driverEnv, driverQuery, driverRequest, signedHeaders, type DriverSend } from '../helpers/driver-client.js';
+import {
+  assertDriver401,
+  DRIVER,
+  type DriverSend,
+  driverEnv,
+  driverQuery,
+  driverRequest,
+  signedHeaders,
+} from '../helpers/driver-client.js';
 import { assertJson, httpRequest, type Reply } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -25,7 +33,8 @@ interface Refusal {
   send(url: string): Promise<Reply>;
 }
 
-const query = (url: string, send: DriverSend) => driverRequest(url, 'POST', QUERY, { body: { sql: 'select 1 as one' }, ...send });
+const query = (url: string, send: DriverSend) =>
+  driverRequest(url, 'POST', QUERY, { body: { sql: 'select 1 as one' }, ...send });
 
 /** Each way a request can fail authentication, and the error it gets. */
 const REFUSALS: readonly Refusal[] = [
@@ -38,14 +47,50 @@ const REFUSALS: readonly Refusal[] = [
       return query(url, { headers });
     },
   },
-  { name: 'a stale timestamp (305 s old: clear of the 300 s limit even on a slow machine)', error: SKEW, send: (url) => query(url, { signing: { timestamp: now() - 305 } }) },
-  { name: 'a future timestamp (305 s ahead: clear of the 300 s limit even on a slow machine)', error: SKEW, send: (url) => query(url, { signing: { timestamp: now() + 305 } }) },
-  { name: 'a tampered body', error: INVALID, send: (url) => query(url, { signing: { body: JSON.stringify({ sql: 'select 2 as one' }) } }) },
-  { name: 'a tampered path', error: INVALID, send: (url) => driverRequest(url, 'GET', `${TABLES}/users`, { signing: { target: `${TABLES}/companies` } }) },
-  { name: 'a tampered query', error: INVALID, send: (url) => driverRequest(url, 'GET', `${TABLES}?connection=b`, { signing: { target: `${TABLES}?connection=a` } }) },
-  { name: 'a wrong secret', error: INVALID, send: (url) => query(url, { signing: { secret: 'another-secret-of-32-characters-or-more' } }) },
-  { name: 'another method', error: INVALID, send: (url) => driverRequest(url, 'GET', TABLES, { signing: { method: 'POST' } }) },
-  { name: 'no signature headers', error: MISSING, send: (url) => httpRequest(url, 'POST', QUERY, { body: { sql: 'select 1 as one' } }) },
+  {
+    name: 'a stale timestamp (305 s old: clear of the 300 s limit even on a slow machine)',
+    error: SKEW,
+    send: (url) => query(url, { signing: { timestamp: now() - 305 } }),
+  },
+  {
+    name: 'a future timestamp (305 s ahead: clear of the 300 s limit even on a slow machine)',
+    error: SKEW,
+    send: (url) => query(url, { signing: { timestamp: now() + 305 } }),
+  },
+  {
+    name: 'a tampered body',
+    error: INVALID,
+    send: (url) => query(url, { signing: { body: JSON.stringify({ sql: 'select 2 as one' }) } }),
+  },
+  {
+    name: 'a tampered path',
+    error: INVALID,
+    send: (url) =>
+      driverRequest(url, 'GET', `${TABLES}/users`, { signing: { target: `${TABLES}/companies` } }),
+  },
+  {
+    name: 'a tampered query',
+    error: INVALID,
+    send: (url) =>
+      driverRequest(url, 'GET', `${TABLES}?connection=b`, {
+        signing: { target: `${TABLES}?connection=a` },
+      }),
+  },
+  {
+    name: 'a wrong secret',
+    error: INVALID,
+    send: (url) => query(url, { signing: { secret: 'another-secret-of-32-characters-or-more' } }),
+  },
+  {
+    name: 'another method',
+    error: INVALID,
+    send: (url) => driverRequest(url, 'GET', TABLES, { signing: { method: 'POST' } }),
+  },
+  {
+    name: 'no signature headers',
+    error: MISSING,
+    send: (url) => httpRequest(url, 'POST', QUERY, { body: { sql: 'select 1 as one' } }),
+  },
   {
     name: 'a nonce shorter than 16 characters',
     error: 'X-Svc-Nonce must be 16 to 128 visible ASCII characters.',
@@ -69,14 +114,28 @@ describe('driver: signed requests', () => {
     assertJson(await driverRequest(server.url, 'GET', `${TABLES}?connection=&x=%41+b`), 200);
     assertJson(await driverRequest(server.url, 'GET', `${TABLES}/`), 200);
     // A target decoded before signing is another target.
-    assertDriver401(await driverRequest(server.url, 'GET', `${TABLES}?x=%41`, { signing: { target: `${TABLES}?x=A` } }), INVALID);
+    assertDriver401(
+      await driverRequest(server.url, 'GET', `${TABLES}?x=%41`, {
+        signing: { target: `${TABLES}?x=A` },
+      }),
+      INVALID,
+    );
   });
 
   it('accepts a timestamp 290 s away either way, and a charset on the JSON type', async () => {
-    assertJson(await driverRequest(server.url, 'GET', TABLES, { signing: { timestamp: now() - 290 } }), 200);
-    assertJson(await driverRequest(server.url, 'GET', TABLES, { signing: { timestamp: now() + 290 } }), 200);
+    assertJson(
+      await driverRequest(server.url, 'GET', TABLES, { signing: { timestamp: now() - 290 } }),
+      200,
+    );
+    assertJson(
+      await driverRequest(server.url, 'GET', TABLES, { signing: { timestamp: now() + 290 } }),
+      200,
+    );
     const body = JSON.stringify({ sql: 'select 1 as one' });
-    const headers = { ...signedHeaders('POST', QUERY, body), 'content-type': 'application/json; charset=utf-8' };
+    const headers = {
+      ...signedHeaders('POST', QUERY, body),
+      'content-type': 'application/json; charset=utf-8',
+    };
     assertJson(await httpRequest(server.url, 'POST', QUERY, { raw: body, headers }), 200, ONE);
   });
 
@@ -95,7 +154,8 @@ describe('driver: refusals count toward the per-IP limit', () => {
   it('answers 429 with Retry-After: 600 once every kind of refusal, twice each, made 20 failures', async () => {
     assert.equal(REFUSALS.length * 2, 20);
     // Had any kind not counted, fewer than 20 failures would leave the IP unblocked.
-    for (const refusal of [...REFUSALS, ...REFUSALS]) assertDriver401(await refusal.send(server.url), refusal.error);
+    for (const refusal of [...REFUSALS, ...REFUSALS])
+      assertDriver401(await refusal.send(server.url), refusal.error);
     assert429(await driverQuery(server.url, 'select 1 as one'));
     assert429(await driverRequest(server.url, 'GET', TABLES));
   });

@@ -15,7 +15,16 @@ describe('concurrent writes of one record', () => {
 
   before(async () => {
     server = await startTestServer({ DB_POOL_SIZE: '8' });
-    groups = await seedGroups(server.service.database.db, ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'g8']);
+    groups = await seedGroups(server.service.database.db, [
+      'g1',
+      'g2',
+      'g3',
+      'g4',
+      'g5',
+      'g6',
+      'g7',
+      'g8',
+    ]);
   });
   after(() => server.close());
 
@@ -25,7 +34,12 @@ describe('concurrent writes of one record', () => {
     const id = created.body.id as number;
     // Each payload replaces the whole detail set (no ids: every stored row is deleted, its own added).
     const replies = await Promise.all(
-      groups.map((group, i) => server.patch(`${PATH}/${id}`, { title: `writer ${i}`, groups: [{ group_id: group }, { group_id: group }] })),
+      groups.map((group, i) =>
+        server.patch(`${PATH}/${id}`, {
+          title: `writer ${i}`,
+          groups: [{ group_id: group }, { group_id: group }],
+        }),
+      ),
     );
     for (const reply of replies) assert.equal(reply.status, 200, reply.text);
     const shown = await server.get(`${PATH}/${id}`);
@@ -42,13 +56,22 @@ describe('concurrent writes of one record', () => {
     const created = await server.post(PATH, templatePayload({ groups: [{ group_id: groups[0] }] }));
     const id = created.body.id as number;
     const replies = await Promise.all([
-      ...groups.slice(0, 4).map((group) => server.patch(`${PATH}/${id}`, { groups: [{ group_id: group }] })),
+      ...groups
+        .slice(0, 4)
+        .map((group) => server.patch(`${PATH}/${id}`, { groups: [{ group_id: group }] })),
       server.delete(`${PATH}/${id}`),
-      ...groups.slice(4).map((group) => server.patch(`${PATH}/${id}`, { groups: [{ group_id: group }] })),
+      ...groups
+        .slice(4)
+        .map((group) => server.patch(`${PATH}/${id}`, { groups: [{ group_id: group }] })),
     ]);
-    for (const reply of replies) assert.ok([200, 404].includes(reply.status), `${reply.status} ${reply.text}`);
+    for (const reply of replies)
+      assert.ok([200, 404].includes(reply.status), `${reply.status} ${reply.text}`);
     assert.equal((await server.get(`${PATH}/${id}`)).status, 404);
-    const orphans = await server.service.database.db.selectFrom('import_template_groups').select('id').where('template_id', '=', id).execute();
+    const orphans = await server.service.database.db
+      .selectFrom('import_template_groups')
+      .select('id')
+      .where('template_id', '=', id)
+      .execute();
     assert.deepStrictEqual(orphans, []);
   });
 });

@@ -5,10 +5,15 @@ import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { seedGroups, seedUsers } from '../helpers/seed.js';
-import { insertTemplate, snapshot, storedDetails, type TemplateRecord } from '../helpers/templates.js';
+import {
+  insertTemplate,
+  snapshot,
+  storedDetails,
+  type TemplateRecord,
+} from '../helpers/templates.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const PATH = '/api/import-templates';
@@ -24,14 +29,23 @@ const fxGroupRow = defineEntity({
   columns: ['id', 'template_id', 'group_id'],
   fillable: ['group_id'],
 });
-const fxMissingTable = defineEntity({ name: 'FxDeleteMissingTable', table: 'fx_delete_no_such_table', storage: 'data', columns: ['id', 'template_id'], fillable: [] });
+const fxMissingTable = defineEntity({
+  name: 'FxDeleteMissingTable',
+  table: 'fx_delete_no_such_table',
+  storage: 'data',
+  columns: ['id', 'template_id'],
+  fillable: [],
+});
 const fxTemplate = defineEntity({
   name: 'FxDeleteTemplate',
   table: 'import_templates',
   storage: 'data',
   columns: ['id', 'title'],
   fillable: ['title'],
-  relations: { groups: hasMany(() => fxGroupRow, 'template_id'), broken: hasMany(() => fxMissingTable, 'template_id') },
+  relations: {
+    groups: hasMany(() => fxGroupRow, 'template_id'),
+    broken: hasMany(() => fxMissingTable, 'template_id'),
+  },
 });
 const brokenCascade = defineResource({ model: fxTemplate, details: ['groups', 'broken'] });
 
@@ -46,7 +60,9 @@ describe('SPEC 4.5 delete', () => {
     server = await startTestServer();
     [alice, bob] = (await seedUsers(db(), ['alice', 'bob'])) as [number, number];
     [g1, g2] = (await seedGroups(db(), ['g1', 'g2'])) as [number, number];
-    fixture = await startFixtureApp(server.service.database, [{ path: '/api/fx-broken-cascade', resource: brokenCascade }]);
+    fixture = await startFixtureApp(server.service.database, [
+      { path: '/api/fx-broken-cascade', resource: brokenCascade },
+    ]);
   });
   after(async () => {
     await fixture.close();
@@ -54,17 +70,36 @@ describe('SPEC 4.5 delete', () => {
   });
 
   it('4.5 deletes the master and, in cascade, the rows of every detail relation, and no other row', async () => {
-    const doomed = await insertTemplate(db(), { title: 'Doomed', groups: [g1, g2], users: [alice, bob], logs: 1 });
-    const kept: TemplateRecord = await insertTemplate(db(), { title: 'Kept', groups: [g1], users: [alice] });
+    const doomed = await insertTemplate(db(), {
+      title: 'Doomed',
+      groups: [g1, g2],
+      users: [alice, bob],
+      logs: 1,
+    });
+    const kept: TemplateRecord = await insertTemplate(db(), {
+      title: 'Kept',
+      groups: [g1],
+      users: [alice],
+    });
     const before = await snapshot(db());
     assertJson(await server.delete(`${PATH}/${doomed.id}`), 200, DELETED);
     assert.deepEqual(await storedDetails(db(), doomed.id), { groups: [], users: [] });
-    assert.equal((await db().selectFrom('import_templates').select('id').where('id', '=', doomed.id).execute()).length, 0);
+    assert.equal(
+      (await db().selectFrom('import_templates').select('id').where('id', '=', doomed.id).execute())
+        .length,
+      0,
+    );
     const after = await snapshot(db());
     assert.deepEqual(after, {
-      import_templates: before.import_templates!.filter((r) => (r as { id: number }).id !== doomed.id),
-      import_template_groups: before.import_template_groups!.filter((r) => (r as { template_id: number }).template_id !== doomed.id),
-      import_template_users: before.import_template_users!.filter((r) => (r as { template_id: number }).template_id !== doomed.id),
+      import_templates: before.import_templates!.filter(
+        (r) => (r as { id: number }).id !== doomed.id,
+      ),
+      import_template_groups: before.import_template_groups!.filter(
+        (r) => (r as { template_id: number }).template_id !== doomed.id,
+      ),
+      import_template_users: before.import_template_users!.filter(
+        (r) => (r as { template_id: number }).template_id !== doomed.id,
+      ),
     });
     assertJson(await server.get(`${PATH}/${kept.id}`), 200, kept);
     assertJson(await server.get(`${PATH}/${doomed.id}`), 404, RESOURCE_NOT_FOUND);
@@ -88,7 +123,9 @@ describe('SPEC 4.5 delete', () => {
   it('4.5 the cascade runs in one transaction: a failure after the first detail relation keeps every row', async () => {
     const survivor = await insertTemplate(db(), { title: 'Survivor', groups: [g1, g2] });
     const before = await snapshot(db());
-    assertJson(await fixture.delete(`/api/fx-broken-cascade/${survivor.id}`), 500, { message: 'Server Error' });
+    assertJson(await fixture.delete(`/api/fx-broken-cascade/${survivor.id}`), 500, {
+      message: 'Server Error',
+    });
     assert.deepEqual(await snapshot(db()), before);
     assertJson(await server.get(`${PATH}/${survivor.id}`), 200, survivor);
   });

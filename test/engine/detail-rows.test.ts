@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
+import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';
-import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 import { templatePayload } from '../helpers/seed.js';
@@ -32,7 +32,11 @@ const fxTemplate = defineEntity({
   fillable: ['title'],
   relations: { measures: hasMany(() => fxMeasure, 'template_id') },
 });
-const measured = defineResource({ model: fxTemplate, details: ['measures'], defaultOrder: 'id asc' });
+const measured = defineResource({
+  model: fxTemplate,
+  details: ['measures'],
+  defaultOrder: 'id asc',
+});
 
 const bytes = (values: number[]) => ({ type: 'Buffer', data: values });
 
@@ -47,7 +51,9 @@ describe('SPEC 2.1 detail rows in a record', () => {
     const { db, adapter } = server.service.database;
     await db.schema
       .createTable('fx_measures')
-      .addColumn('id', adapter.name === 'postgres' ? 'serial' : 'integer', (c) => (adapter.name === 'mysql' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+      .addColumn('id', adapter.name === 'postgres' ? 'serial' : 'integer', (c) =>
+        adapter.name === 'mysql' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+      )
       .addColumn('template_id', 'integer', (c) => c.notNull())
       .addColumn('reading', 'double precision')
       .addColumn('note', 'text')
@@ -56,10 +62,30 @@ describe('SPEC 2.1 detail rows in a record', () => {
     withRows = await insertRow(db, 'import_templates', templatePayload({ title: 'With rows' }));
     without = await insertRow(db, 'import_templates', templatePayload({ title: 'Without' }));
     // Inserted out of key order (ids clear of the sequence new rows take): answered in key order.
-    await insertRow(db, 'fx_measures', { id: 301, template_id: withRows, reading: 0.1 + 0.2, note: 'a "quote", ünïcödé \\ and 🙂', raw: Buffer.from([0, 255, 16]) });
-    await insertRow(db, 'fx_measures', { id: 101, template_id: withRows, reading: -1e-300, note: null, raw: null });
-    await insertRow(db, 'fx_measures', { id: 201, template_id: withRows, reading: 123456789.12345679, note: '', raw: Buffer.alloc(0) });
-    fixture = await startFixtureApp(server.service.database, [{ path: '/api/fx-measured', resource: measured }]);
+    await insertRow(db, 'fx_measures', {
+      id: 301,
+      template_id: withRows,
+      reading: 0.1 + 0.2,
+      note: 'a "quote", ünïcödé \\ and 🙂',
+      raw: Buffer.from([0, 255, 16]),
+    });
+    await insertRow(db, 'fx_measures', {
+      id: 101,
+      template_id: withRows,
+      reading: -1e-300,
+      note: null,
+      raw: null,
+    });
+    await insertRow(db, 'fx_measures', {
+      id: 201,
+      template_id: withRows,
+      reading: 123456789.12345679,
+      note: '',
+      raw: Buffer.alloc(0),
+    });
+    fixture = await startFixtureApp(server.service.database, [
+      { path: '/api/fx-measured', resource: measured },
+    ]);
   });
   after(async () => {
     await fixture?.close();
@@ -69,7 +95,13 @@ describe('SPEC 2.1 detail rows in a record', () => {
   const expected = () => [
     { id: 101, template_id: withRows, reading: -1e-300, note: null, raw: null },
     { id: 201, template_id: withRows, reading: 123456789.12345679, note: '', raw: bytes([]) },
-    { id: 301, template_id: withRows, reading: 0.30000000000000004, note: 'a "quote", ünïcödé \\ and 🙂', raw: bytes([0, 255, 16]) },
+    {
+      id: 301,
+      template_id: withRows,
+      reading: 0.30000000000000004,
+      note: 'a "quote", ünïcödé \\ and 🙂',
+      raw: bytes([0, 255, 16]),
+    },
   ];
 
   it('show: the detail rows in key order, every value as stored', async () => {
@@ -93,11 +125,23 @@ describe('SPEC 2.1 detail rows in a record', () => {
   });
 
   it('write answers: the reloaded record carries the detail rows just written', async () => {
-    const reply = await fixture.put(`/api/fx-measured/${without}`, { measures: [{ reading: 2.5, note: 'new' }, { reading: null, note: 'second' }] });
+    const reply = await fixture.put(`/api/fx-measured/${without}`, {
+      measures: [
+        { reading: 2.5, note: 'new' },
+        { reading: null, note: 'second' },
+      ],
+    });
     assertJson(reply, 200);
     assert.deepEqual(
-      reply.body.measures.map((m: { reading: unknown; note: unknown; raw: unknown }) => [m.reading, m.note, m.raw]),
-      [[2.5, 'new', null], [null, 'second', null]],
+      reply.body.measures.map((m: { reading: unknown; note: unknown; raw: unknown }) => [
+        m.reading,
+        m.note,
+        m.raw,
+      ]),
+      [
+        [2.5, 'new', null],
+        [null, 'second', null],
+      ],
     );
   });
 });
@@ -134,14 +178,42 @@ describe('SPEC 5.1.3 unit-bound detail rows: the caller unit only', () => {
   before(async () => {
     server = await startTestServer();
     const database = server.service.database;
-    template = await insertRow(database.db, 'import_templates', templatePayload({ title: 'Logged' }));
-    ours = await insertRow(database.db, 'import_template_logs', { template_id: template, unit_id: 1, status: 'succeeded' });
-    theirs = await insertRow(database.db, 'import_template_logs', { template_id: template, unit_id: 2, status: 'failed' });
+    template = await insertRow(
+      database.db,
+      'import_templates',
+      templatePayload({ title: 'Logged' }),
+    );
+    ours = await insertRow(database.db, 'import_template_logs', {
+      template_id: template,
+      unit_id: 1,
+      status: 'succeeded',
+    });
+    theirs = await insertRow(database.db, 'import_template_logs', {
+      template_id: template,
+      unit_id: 2,
+      status: 'failed',
+    });
     // Stands in for the auth middleware: every request acts in unit 1.
     const middleware = new MiddlewareRegistry().define('fx.unit-1', () => async (request) => {
-      request.svc = { mode: 'bearer', scope: { userId: null, unitId: 1, tenantId: null }, user: {}, data: database };
+      request.svc = {
+        mode: 'bearer',
+        scope: { userId: null, unitId: 1, tenantId: null },
+        user: {},
+        data: database,
+      };
     });
-    fixture = await startFixtureApp(database, [{ path: '/api/fx-logged', resource: logged, middleware: { read: ['fx.unit-1'], write: ['fx.unit-1'] } }], {}, middleware);
+    fixture = await startFixtureApp(
+      database,
+      [
+        {
+          path: '/api/fx-logged',
+          resource: logged,
+          middleware: { read: ['fx.unit-1'], write: ['fx.unit-1'] },
+        },
+      ],
+      {},
+      middleware,
+    );
   });
   after(async () => {
     await fixture?.close();
@@ -151,22 +223,36 @@ describe('SPEC 5.1.3 unit-bound detail rows: the caller unit only', () => {
   it('show and list: only the caller unit rows', async () => {
     const shown = await fixture.get(`/api/fx-logged/${template}`);
     assertJson(shown, 200);
-    assert.deepEqual(shown.body.logs, [{ id: ours, template_id: template, unit_id: 1, status: 'succeeded' }]);
+    assert.deepEqual(shown.body.logs, [
+      { id: ours, template_id: template, unit_id: 1, status: 'succeeded' },
+    ]);
     const listed = await fixture.get('/api/fx-logged?per_page=50');
     assertJson(listed, 200);
     const item = listed.body.data.find((record: { id: number }) => record.id === template);
-    assert.deepEqual(item.logs.map((log: { id: number }) => log.id), [ours]);
+    assert.deepEqual(
+      item.logs.map((log: { id: number }) => log.id),
+      [ours],
+    );
   });
 
   it('update: another unit row is not this write to change or delete', async () => {
-    const refused = await fixture.put(`/api/fx-logged/${template}`, { logs: [{ id: theirs, status: 'queued' }] });
+    const refused = await fixture.put(`/api/fx-logged/${template}`, {
+      logs: [{ id: theirs, status: 'queued' }],
+    });
     assertJson(refused, 422);
     assert.ok('logs.0.id' in refused.body.errors, JSON.stringify(refused.body));
     // An empty list removes the caller's rows only.
     const emptied = await fixture.put(`/api/fx-logged/${template}`, { logs: [] });
     assertJson(emptied, 200);
     assert.deepEqual(emptied.body.logs, []);
-    const left = await server.service.database.db.selectFrom('import_template_logs').select(['id', 'status']).where('template_id', '=', template).execute();
-    assert.deepEqual(left.map((row) => [Number(row.id), row.status]), [[theirs, 'failed']]);
+    const left = await server.service.database.db
+      .selectFrom('import_template_logs')
+      .select(['id', 'status'])
+      .where('template_id', '=', template)
+      .execute();
+    assert.deepEqual(
+      left.map((row) => [Number(row.id), row.status]),
+      [[theirs, 'failed']],
+    );
   });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity } from '../../src/model/entity.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { templatePayload } from '../helpers/seed.js';
 import { insertTemplate, snapshot, type TemplateRecord } from '../helpers/templates.js';
@@ -42,8 +42,14 @@ describe('SPEC 7 errors', () => {
   before(async () => {
     server = await startTestServer({ BODY_LIMIT: String(BODY_LIMIT) });
     existing = await insertTemplate(server.service.database.db, { title: 'Existing' });
-    plain = await startFixtureApp(server.service.database, [{ path: '/api/fx-throwing', resource: throwing }]);
-    debug = await startFixtureApp(server.service.database, [{ path: '/api/fx-throwing', resource: throwing }], { APP_DEBUG: 'true' });
+    plain = await startFixtureApp(server.service.database, [
+      { path: '/api/fx-throwing', resource: throwing },
+    ]);
+    debug = await startFixtureApp(
+      server.service.database,
+      [{ path: '/api/fx-throwing', resource: throwing }],
+      { APP_DEBUG: 'true' },
+    );
   });
   after(async () => {
     await debug.close();
@@ -60,7 +66,16 @@ describe('SPEC 7 errors', () => {
     });
 
     it('7 (DESIGN 3.5) a non-numeric id is a 404 Resource not found', async () => {
-      for (const id of ['abc', '1abc', '1.5', '-1', '1e2', '0x1', '9999999999999999999999', encodeURIComponent("1' or '1'='1")]) {
+      for (const id of [
+        'abc',
+        '1abc',
+        '1.5',
+        '-1',
+        '1e2',
+        '0x1',
+        '9999999999999999999999',
+        encodeURIComponent("1' or '1'='1"),
+      ]) {
         assertJson(await server.get(`${PATH}/${id}`), 404, RESOURCE_NOT_FOUND);
         assertJson(await server.delete(`${PATH}/${id}`), 404, RESOURCE_NOT_FOUND);
       }
@@ -94,23 +109,49 @@ describe('SPEC 7 errors', () => {
         message: 'The database name field is required.',
         errors: { database_name: ['The database name field is required.'] },
       });
-      assertJson(await server.post(PATH, templatePayload({ database_name: '', mapping_json: '{' })), 422, {
-        message: 'The database name field is required. (and 1 more error)',
-        errors: { database_name: ['The database name field is required.'], mapping_json: ['The mapping json field must be a valid JSON string.'] },
-      });
-      assertJson(await server.post(PATH, templatePayload({ code: 'c'.repeat(101), database_name: '', mapping_json: '{', active: 'maybe' })), 422, {
-        message: 'The code field must not be greater than 100 characters. (and 3 more errors)',
-        errors: {
-          code: ['The code field must not be greater than 100 characters.'],
-          database_name: ['The database name field is required.'],
-          mapping_json: ['The mapping json field must be a valid JSON string.'],
-          active: ['The selected active is invalid.'],
+      assertJson(
+        await server.post(PATH, templatePayload({ database_name: '', mapping_json: '{' })),
+        422,
+        {
+          message: 'The database name field is required. (and 1 more error)',
+          errors: {
+            database_name: ['The database name field is required.'],
+            mapping_json: ['The mapping json field must be a valid JSON string.'],
+          },
         },
-      });
+      );
+      assertJson(
+        await server.post(
+          PATH,
+          templatePayload({
+            code: 'c'.repeat(101),
+            database_name: '',
+            mapping_json: '{',
+            active: 'maybe',
+          }),
+        ),
+        422,
+        {
+          message: 'The code field must not be greater than 100 characters. (and 3 more errors)',
+          errors: {
+            code: ['The code field must not be greater than 100 characters.'],
+            database_name: ['The database name field is required.'],
+            mapping_json: ['The mapping json field must be a valid JSON string.'],
+            active: ['The selected active is invalid.'],
+          },
+        },
+      );
     });
 
     it('7.2 errors maps every failing field to its messages, field names written with spaces', async () => {
-      const reply = await server.post(PATH, templatePayload({ csv_model_path: 'p'.repeat(501), import_mode: 'm'.repeat(51), mapping_json: '' }));
+      const reply = await server.post(
+        PATH,
+        templatePayload({
+          csv_model_path: 'p'.repeat(501),
+          import_mode: 'm'.repeat(51),
+          mapping_json: '',
+        }),
+      );
       assertJson(reply, 422, {
         message: 'The mapping json field is required. (and 2 more errors)',
         errors: {
@@ -139,10 +180,22 @@ describe('SPEC 7 errors', () => {
     it('7 an unhandled exception answers 500 {message: Server Error}, never an HTML page', async () => {
       const serverError = { message: 'Server Error' };
       assertJson(await plain.get('/api/fx-throwing'), 500, serverError);
-      assertJson(await plain.get(`/api/fx-throwing/${existing.id}`, { headers: { accept: 'text/html' } }), 500, serverError);
+      assertJson(
+        await plain.get(`/api/fx-throwing/${existing.id}`, { headers: { accept: 'text/html' } }),
+        500,
+        serverError,
+      );
       // The answer is built inside the write's transaction, so the failed create stored nothing.
       const before = await snapshot(server.service.database.db);
-      assertJson(await plain.post('/api/fx-throwing', { title: 'boom', database_name: 'd', mapping_json: '{}' }), 500, serverError);
+      assertJson(
+        await plain.post('/api/fx-throwing', {
+          title: 'boom',
+          database_name: 'd',
+          mapping_json: '{}',
+        }),
+        500,
+        serverError,
+      );
       assert.deepEqual(await snapshot(server.service.database.db), before);
     });
 
@@ -154,7 +207,10 @@ describe('SPEC 7 errors', () => {
       assert.equal(reply.body.exception, 'TypeError');
       assert.ok(Array.isArray(reply.body.trace) && reply.body.trace.length > 0);
       for (const line of reply.body.trace) assert.match(line, /^at /);
-      assert.ok(reply.body.trace.some((line: string) => line.includes('errors.test.ts')), 'the trace reaches the throwing transformer');
+      assert.ok(
+        reply.body.trace.some((line: string) => line.includes('errors.test.ts')),
+        'the trace reaches the throwing transformer',
+      );
     });
   });
 
@@ -162,36 +218,59 @@ describe('SPEC 7 errors', () => {
     it('malformed JSON answers 400 {message}', async () => {
       const expected = { message: 'The request body is not valid JSON.' };
       assertJson(await server.request('POST', PATH, { raw: '{"title": ' }), 400, expected);
-      assertJson(await server.request('PUT', `${PATH}/${existing.id}`, { raw: "{'title': 'x'}" }), 400, expected);
+      assertJson(
+        await server.request('PUT', `${PATH}/${existing.id}`, { raw: "{'title': 'x'}" }),
+        400,
+        expected,
+      );
       // An empty body is not malformed JSON but no body (DESIGN 3.5): test/http/empty-body.test.ts.
       assertJson(await server.get(`${PATH}/${existing.id}`), 200, existing);
     });
 
     it('a JSON body with a prototype-poisoning key answers 400 {message}, like malformed JSON', async () => {
       const before = await snapshot(server.service.database.db);
-      for (const raw of ['{"__proto__": {"admin": "Y"}}', '{"title": "x", "constructor": {"prototype": {"admin": "Y"}}}']) {
-        assertJson(await server.request('POST', PATH, { raw }), 400, { message: 'The request body is not valid JSON.' });
+      for (const raw of [
+        '{"__proto__": {"admin": "Y"}}',
+        '{"title": "x", "constructor": {"prototype": {"admin": "Y"}}}',
+      ]) {
+        assertJson(await server.request('POST', PATH, { raw }), 400, {
+          message: 'The request body is not valid JSON.',
+        });
       }
       assert.deepEqual(await snapshot(server.service.database.db), before);
     });
 
     it('a JSON body that is not an object answers 400 {message}', async () => {
       for (const body of [[templatePayload()], 'text', 42, null]) {
-        assertJson(await server.request('POST', PATH, { raw: JSON.stringify(body) }), 400, { message: 'The request body must be a JSON object.' });
+        assertJson(await server.request('POST', PATH, { raw: JSON.stringify(body) }), 400, {
+          message: 'The request body must be a JSON object.',
+        });
       }
     });
 
     it('a body larger than BODY_LIMIT answers 413 {message}', async () => {
       const before = await snapshot(server.service.database.db);
-      const reply = await server.post(PATH, templatePayload({ description: 'd'.repeat(BODY_LIMIT) }));
+      const reply = await server.post(
+        PATH,
+        templatePayload({ description: 'd'.repeat(BODY_LIMIT) }),
+      );
       assertJson(reply, 413, { message: `The request body is larger than ${BODY_LIMIT} bytes.` });
       assert.deepEqual(await snapshot(server.service.database.db), before);
     });
 
     it('a body that is not JSON answers 415 {message}', async () => {
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'text/html; charset=utf-8']) {
-        const reply = await server.request('POST', PATH, { raw: 'title=x', headers: { 'content-type': type } });
-        assertJson(reply, 415, { message: `Unsupported media type "${type.split(';')[0]}": send application/json.` });
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'text/html; charset=utf-8',
+      ]) {
+        const reply = await server.request('POST', PATH, {
+          raw: 'title=x',
+          headers: { 'content-type': type },
+        });
+        assertJson(reply, 415, {
+          message: `Unsupported media type "${type.split(';')[0]}": send application/json.`,
+        });
       }
     });
   });

@@ -18,7 +18,9 @@ describe('SPEC 8 limits', () => {
   before(async () => {
     server = await startTestServer();
     for (let i = COUNT; i >= 1; i--) {
-      records.unshift(await insertTemplate(db(), { title: `T${String(i).padStart(3, '0')}`, code: `C${i}` }));
+      records.unshift(
+        await insertTemplate(db(), { title: `T${String(i).padStart(3, '0')}`, code: `C${i}` }),
+      );
     }
   });
   after(() => server.close());
@@ -61,17 +63,30 @@ describe('SPEC 8 limits', () => {
     };
     const before = await snapshot(db());
     assertJson(await server.post(PATH, templatePayload({ title: 't'.repeat(201) })), 422, tooLong);
-    assertJson(await server.put(`${PATH}/${created.body.id}`, { title: longest + 'x' }), 422, tooLong);
-    assertJson(await server.patch(`${PATH}/${created.body.id}`, { title: 't'.repeat(1000) }), 422, tooLong);
+    assertJson(
+      await server.put(`${PATH}/${created.body.id}`, { title: longest + 'x' }),
+      422,
+      tooLong,
+    );
+    assertJson(
+      await server.patch(`${PATH}/${created.body.id}`, { title: 't'.repeat(1000) }),
+      422,
+      tooLong,
+    );
     assert.deepEqual(await snapshot(db()), before);
     const updated = await server.patch(`${PATH}/${created.body.id}`, { title: 't'.repeat(200) });
     assertJson(updated, 200);
     assert.equal(updated.body.title, 't'.repeat(200));
-    assertJson(await server.delete(`${PATH}/${created.body.id}`), 200, { message: 'Resource deleted successfully' });
+    assertJson(await server.delete(`${PATH}/${created.body.id}`), 200, {
+      message: 'Resource deleted successfully',
+    });
   });
 
   it('8 only whitelisted columns are filterable or sortable; others are ignored and never become query text', async () => {
-    const firstPage = { data: records.slice(0, 15), meta: { total: COUNT, per_page: 15, current_page: 1, last_page: 14 } };
+    const firstPage = {
+      data: records.slice(0, 15),
+      meta: { total: COUNT, per_page: 15, current_page: 1, last_page: 14 },
+    };
     const before = await snapshot(db());
     const hostile = [
       `sort=${encodeURIComponent('title; drop table import_templates; --')}`,
@@ -84,14 +99,30 @@ describe('SPEC 8 limits', () => {
     for (const query of hostile) assertJson(await server.get(`${PATH}?${query}`), 200, firstPage);
     // An operand is always a bound value, whatever it contains.
     const noMatch = { data: [], meta: { total: 0, per_page: 15, current_page: 1, last_page: 1 } };
-    assertJson(await server.get(`${PATH}?filters[title][=]=${encodeURIComponent("x' or '1'='1")}`), 200, noMatch);
-    assertJson(await server.get(`${PATH}?filters[code][in][]=${encodeURIComponent("C1') or ('1'='1")}`), 200, noMatch);
-    assertJson(await server.get(`${PATH}?filters[title][like]=${encodeURIComponent("%' or '1'='1")}`), 200, noMatch);
+    assertJson(
+      await server.get(`${PATH}?filters[title][=]=${encodeURIComponent("x' or '1'='1")}`),
+      200,
+      noMatch,
+    );
+    assertJson(
+      await server.get(`${PATH}?filters[code][in][]=${encodeURIComponent("C1') or ('1'='1")}`),
+      200,
+      noMatch,
+    );
+    assertJson(
+      await server.get(`${PATH}?filters[title][like]=${encodeURIComponent("%' or '1'='1")}`),
+      200,
+      noMatch,
+    );
     // An operator is never query text either: anything outside the list is refused.
-    assertJson(await server.get(`${PATH}?filters[title][${encodeURIComponent('= 1 or 1 =')}]=1`), 422, {
-      message: 'The filters.title operator "= 1 or 1 =" is not supported.',
-      errors: { 'filters.title': ['The filters.title operator "= 1 or 1 =" is not supported.'] },
-    });
+    assertJson(
+      await server.get(`${PATH}?filters[title][${encodeURIComponent('= 1 or 1 =')}]=1`),
+      422,
+      {
+        message: 'The filters.title operator "= 1 or 1 =" is not supported.',
+        errors: { 'filters.title': ['The filters.title operator "= 1 or 1 =" is not supported.'] },
+      },
+    );
     assert.deepEqual(await snapshot(db()), before);
   });
 });

@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 // check that every kind of change is seen at once.
 describe('list totals stay exact', () => {
   let server: TestServer;
-  const total = async (query = '') => (await server.get(`/api/import-templates?per_page=1${query}`)).body.meta.total as number;
+  const total = async (query = '') =>
+    (await server.get(`/api/import-templates?per_page=1${query}`)).body.meta.total as number;
   const active = `&filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' } }))}`;
 
   before(async () => {
@@ -33,7 +34,10 @@ describe('list totals stay exact', () => {
     const before = await total(active);
     const outside = connectDatabase(server.databaseUrl, loadConfig({ DATA_DIR: server.dataDir }));
     try {
-      await outside.db.insertInto('import_templates').values({ title: 'Outside', database_name: 'erp', mapping_json: '{}', active: 'Y' }).execute();
+      await outside.db
+        .insertInto('import_templates')
+        .values({ title: 'Outside', database_name: 'erp', mapping_json: '{}', active: 'Y' })
+        .execute();
     } finally {
       await outside.close();
     }

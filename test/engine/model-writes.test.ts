@@ -45,7 +45,8 @@ const PATH = '/api/import-templates';
 const RUNS = Number(process.env.MODEL_RUNS ?? 4);
 const MAX_COMMANDS = Number(process.env.MODEL_COMMANDS ?? 100);
 const MIN_TOTAL = Number(process.env.MODEL_MIN_TOTAL ?? 500);
-const FIXED_SEED = process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED);
+const FIXED_SEED =
+  process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED);
 const REPLAY_PATH = process.env.MODEL_PATH;
 const REPLAY_COMMANDS = process.env.MODEL_REPLAY;
 
@@ -61,7 +62,17 @@ type ValueColumn = 'group_id' | 'user_id';
 const RELATIONS: readonly Relation[] = ['groups', 'users'];
 const COLUMN: Record<Relation, ValueColumn> = { groups: 'group_id', users: 'user_id' };
 
-const MASTER_FIELDS = ['title', 'code', 'description', 'database_name', 'mapping_json', 'csv_model_path', 'import_mode', 'active', 'created_by'] as const;
+const MASTER_FIELDS = [
+  'title',
+  'code',
+  'description',
+  'database_name',
+  'mapping_json',
+  'csv_model_path',
+  'import_mode',
+  'active',
+  'created_by',
+] as const;
 type MasterField = (typeof MASTER_FIELDS)[number];
 type Master = Pick<TemplateRecord, MasterField>;
 
@@ -107,7 +118,8 @@ function recordOf(t: ModelTemplate, world: World): TemplateRecord {
     ...t.master,
     created_at: t.created_at,
     updated_at: t.updated_at,
-    creator: t.master.created_by === null ? null : (world.creators.get(t.master.created_by) ?? null),
+    creator:
+      t.master.created_by === null ? null : (world.creators.get(t.master.created_by) ?? null),
     groups: t.groups,
     users: t.users,
     groups_count: t.groups.length,
@@ -127,22 +139,54 @@ type MasterPlan = Partial<Record<MasterField, FieldValue>>;
 type Forged = 'id' | 'created_at' | 'updated_at' | 'groups_count' | 'creator' | 'unknown';
 
 /** Id forms: JSON integer and canonical decimal string are accepted, the others are a 422 (DESIGN.md 3.5). */
-type Encoding = 'int' | 'string' | 'lead0' | 'dot0' | 'space' | 'trail' | 'plus' | 'half' | 'true' | 'exp' | 'hex';
-const BAD_ENCODINGS: readonly Encoding[] = ['lead0', 'dot0', 'space', 'trail', 'plus', 'half', 'true', 'exp', 'hex'];
+type Encoding =
+  | 'int'
+  | 'string'
+  | 'lead0'
+  | 'dot0'
+  | 'space'
+  | 'trail'
+  | 'plus'
+  | 'half'
+  | 'true'
+  | 'exp'
+  | 'hex';
+const BAD_ENCODINGS: readonly Encoding[] = [
+  'lead0',
+  'dot0',
+  'space',
+  'trail',
+  'plus',
+  'half',
+  'true',
+  'exp',
+  'hex',
+];
 
 function encodeId(id: number, encoding: Encoding): unknown {
   switch (encoding) {
-    case 'int': return id;
-    case 'string': return String(id);
-    case 'lead0': return `0${id}`;
-    case 'dot0': return `${id}.0`;
-    case 'space': return ` ${id}`;
-    case 'trail': return `${id} `;
-    case 'plus': return `+${id}`;
-    case 'half': return id + 0.5;
-    case 'true': return true;
-    case 'exp': return `${id}e0`;
-    case 'hex': return `0x${id.toString(16)}`;
+    case 'int':
+      return id;
+    case 'string':
+      return String(id);
+    case 'lead0':
+      return `0${id}`;
+    case 'dot0':
+      return `${id}.0`;
+    case 'space':
+      return ` ${id}`;
+    case 'trail':
+      return `${id} `;
+    case 'plus':
+      return `+${id}`;
+    case 'half':
+      return id + 0.5;
+    case 'true':
+      return true;
+    case 'exp':
+      return `${id}e0`;
+    case 'hex':
+      return `0x${id.toString(16)}`;
   }
 }
 
@@ -157,7 +201,12 @@ type ForgedKey = 'none' | 'other' | 'junk';
 
 type ExistingAction =
   | { readonly kind: 'keep'; readonly encoding: Encoding }
-  | { readonly kind: 'set'; readonly value: ValueChoice; readonly encoding: Encoding; readonly key: ForgedKey }
+  | {
+      readonly kind: 'set';
+      readonly value: ValueChoice;
+      readonly encoding: Encoding;
+      readonly key: ForgedKey;
+    }
   | { readonly kind: 'drop' };
 interface NewRow {
   readonly value: ValueChoice;
@@ -165,15 +214,35 @@ interface NewRow {
   readonly extra: boolean;
 }
 type Intruder =
-  | { readonly kind: 'foreign'; readonly pick: number; readonly asString: boolean; readonly value: ValueChoice }
+  | {
+      readonly kind: 'foreign';
+      readonly pick: number;
+      readonly asString: boolean;
+      readonly value: ValueChoice;
+    }
   /** One of this template's rows named a second time (README "Writing": a 422 under `<relation>.<index>.id`). */
-  | { readonly kind: 'twice'; readonly pick: number; readonly asString: boolean; readonly value: ValueChoice }
-  | { readonly kind: 'unknown'; readonly id: 'next' | 'zero' | 'negative' | 'huge'; readonly value: ValueChoice };
+  | {
+      readonly kind: 'twice';
+      readonly pick: number;
+      readonly asString: boolean;
+      readonly value: ValueChoice;
+    }
+  | {
+      readonly kind: 'unknown';
+      readonly id: 'next' | 'zero' | 'negative' | 'huge';
+      readonly value: ValueChoice;
+    };
 type DetailPlan =
   | { readonly kind: 'absent' }
   | { readonly kind: 'null' }
   | { readonly kind: 'empty' }
-  | { readonly kind: 'rows'; readonly existing: ExistingAction[]; readonly added: NewRow[]; readonly intruders: Intruder[]; readonly order: number[] };
+  | {
+      readonly kind: 'rows';
+      readonly existing: ExistingAction[];
+      readonly added: NewRow[];
+      readonly intruders: Intruder[];
+      readonly order: number[];
+    };
 
 interface WritePlan {
   readonly master: MasterPlan;
@@ -182,7 +251,11 @@ interface WritePlan {
   readonly users: DetailPlan;
 }
 
-type TargetChoice = { readonly kind: 'live'; readonly pick: number } | { readonly kind: 'gone'; readonly pick: number } | { readonly kind: 'never' } | { readonly kind: 'word' };
+type TargetChoice =
+  | { readonly kind: 'live'; readonly pick: number }
+  | { readonly kind: 'gone'; readonly pick: number }
+  | { readonly kind: 'never' }
+  | { readonly kind: 'word' };
 
 // ---- expectations ----------------------------------------------------------------------
 
@@ -209,7 +282,8 @@ interface Resolved {
   readonly details: Record<Relation, DetailOutcome | null>;
 }
 
-const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+const isBlank = (v: unknown) =>
+  v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 const codePoints = (s: string) => [...s].length;
 
 function parsesAsJson(text: string): boolean {
@@ -227,21 +301,38 @@ function masterRefusal(merged: Record<string, unknown>, refusal: Refusal): void 
   const { title, database_name: database, mapping_json: mapping } = merged;
   if (isBlank(title)) fail('title', 'The title field is required.');
   else if (typeof title !== 'string') fail('title', null);
-  else if (codePoints(title) > 200) fail('title', 'The title field must not be greater than 200 characters.');
+  else if (codePoints(title) > 200)
+    fail('title', 'The title field must not be greater than 200 characters.');
   if (isBlank(database)) fail('database_name', 'The database name field is required.');
   else if (typeof database !== 'string') fail('database_name', null);
   if (isBlank(mapping)) fail('mapping_json', 'The mapping json field is required.');
   else if (typeof mapping !== 'string') fail('mapping_json', null);
-  else if (!parsesAsJson(mapping)) fail('mapping_json', 'The mapping json field must be a valid JSON string.');
+  else if (!parsesAsJson(mapping))
+    fail('mapping_json', 'The mapping json field must be a valid JSON string.');
 }
 
-function resolveWrite(plan: WritePlan, target: ModelTemplate | null, model: Model, world: World): Resolved {
+function resolveWrite(
+  plan: WritePlan,
+  target: ModelTemplate | null,
+  model: Model,
+  world: World,
+): Resolved {
   const body: Record<string, unknown> = {};
   const refusal: Refusal = { required: new Map(), optional: new Set(), anyOf: [] };
   // Create: optional fields null, active 'Y' (DESIGN.md 3.6), created_by the caller (DESIGN.md 3.4).
   const master: Master = target
     ? { ...target.master }
-    : { title: '', code: null, description: null, database_name: '', mapping_json: '', csv_model_path: null, import_mode: null, active: 'Y', created_by: world.admin };
+    : {
+        title: '',
+        code: null,
+        description: null,
+        database_name: '',
+        mapping_json: '',
+        csv_model_path: null,
+        import_mode: null,
+        active: 'Y',
+        created_by: world.admin,
+      };
   const merged: Record<string, unknown> = target ? { ...target.master } : {};
   for (const field of MASTER_FIELDS) {
     const choice = plan.master[field];
@@ -249,7 +340,8 @@ function resolveWrite(plan: WritePlan, target: ModelTemplate | null, model: Mode
     let value: unknown;
     if (choice.kind === 'literal') {
       value = choice.value;
-      if (choice.error !== null) refusal.required.set(field, choice.error === '' ? null : choice.error);
+      if (choice.error !== null)
+        refusal.required.set(field, choice.error === '' ? null : choice.error);
     } else if (choice.kind === 'user') {
       value = world[choice.who];
     } else {
@@ -265,7 +357,8 @@ function resolveWrite(plan: WritePlan, target: ModelTemplate | null, model: Mode
   const others = model.live().filter((t) => t.id !== target?.id);
   for (const forged of plan.forged) {
     if (forged === 'id') body.id = others[0]?.id ?? 424_242;
-    else if (forged === 'created_at' || forged === 'updated_at') body[forged] = '2000-01-01T00:00:00.000Z';
+    else if (forged === 'created_at' || forged === 'updated_at')
+      body[forged] = '2000-01-01T00:00:00.000Z';
     else if (forged === 'groups_count') body.groups_count = 99;
     else if (forged === 'creator') body.creator = { id: world.bob, name: 'forged' };
     else body.unknown_field = 'dropped';
@@ -273,7 +366,16 @@ function resolveWrite(plan: WritePlan, target: ModelTemplate | null, model: Mode
 
   const details = {} as Record<Relation, DetailOutcome | null>;
   for (const relation of RELATIONS) {
-    details[relation] = resolveDetail(relation, plan[relation], target, others, model, world, body, refusal);
+    details[relation] = resolveDetail(
+      relation,
+      plan[relation],
+      target,
+      others,
+      model,
+      world,
+      body,
+      refusal,
+    );
   }
   return { body, refusal, master, details };
 }
@@ -310,7 +412,12 @@ function resolveDetail(
     outcome: { kind: 'known'; row: DetailRow } | { kind: 'added'; value: number } | null;
   }
   /** `value` put on `row`: what it stores, and which errors it must raise (`stored` = the row's stored value). */
-  const place = (entry: Entry, choice: ValueChoice, stored: number | null, idRefused: boolean): number | null => {
+  const place = (
+    entry: Entry,
+    choice: ValueChoice,
+    stored: number | null,
+    idRefused: boolean,
+  ): number | null => {
     switch (choice.kind) {
       case 'pick': {
         const value = values[choice.pick % values.length]!;
@@ -336,10 +443,19 @@ function resolveDetail(
   const entries: Entry[] = [];
   const own = target ? target[relation] : [];
   own.forEach((stored, index) => {
-    const action: ExistingAction = plan.existing.length > 0 ? plan.existing[index % plan.existing.length]! : { kind: 'keep', encoding: 'int' };
+    const action: ExistingAction =
+      plan.existing.length > 0
+        ? plan.existing[index % plan.existing.length]!
+        : { kind: 'keep', encoding: 'int' };
     if (action.kind === 'drop') return;
     const refused = BAD_ENCODINGS.includes(action.encoding);
-    const entry: Entry = { row: { id: encodeId(stored.id, action.encoding) }, errors: new Map(), maybe: [], names: refused ? null : stored.id, outcome: null };
+    const entry: Entry = {
+      row: { id: encodeId(stored.id, action.encoding) },
+      errors: new Map(),
+      maybe: [],
+      names: refused ? null : stored.id,
+      outcome: null,
+    };
     if (refused) entry.errors.set('id', null);
     const current = stored[column]!;
     let value = current;
@@ -349,11 +465,20 @@ function resolveDetail(
       Object.assign(entry.row, foreignKey(action.key));
       value = place(entry, action.value, current, refused) ?? current;
     }
-    entry.outcome = { kind: 'known', row: { id: stored.id, template_id: stored.template_id, [column]: value } };
+    entry.outcome = {
+      kind: 'known',
+      row: { id: stored.id, template_id: stored.template_id, [column]: value },
+    };
     entries.push(entry);
   });
   for (const added of plan.added) {
-    const entry: Entry = { row: { ...foreignKey(added.key) }, errors: new Map(), maybe: [], names: null, outcome: null };
+    const entry: Entry = {
+      row: { ...foreignKey(added.key) },
+      errors: new Map(),
+      maybe: [],
+      names: null,
+      outcome: null,
+    };
     if (added.extra) entry.row.note = 'dropped';
     const value = place(entry, added.value, null, false);
     if (value !== null) entry.outcome = { kind: 'added', value };
@@ -361,7 +486,13 @@ function resolveDetail(
   }
   const named = entries.flatMap((e) => (e.names === null ? [] : [e.names]));
   for (const intruder of plan.intruders) {
-    const entry: Entry = { row: {}, errors: new Map([['id', null]]), maybe: [], names: null, outcome: null };
+    const entry: Entry = {
+      row: {},
+      errors: new Map([['id', null]]),
+      maybe: [],
+      names: null,
+      outcome: null,
+    };
     const foreign = others.flatMap((t) => t[relation]);
     if (intruder.kind === 'twice' && named.length > 0) {
       // Which of the two namings is refused is left open; the errors are settled below.
@@ -373,9 +504,14 @@ function resolveDetail(
       const row = foreign[intruder.pick % foreign.length]!;
       entry.row.id = intruder.asString ? String(row.id) : row.id;
     } else {
-      const top = Math.max(0, ...model.rowsOf(relation).map((r) => r.id), ...model.seenRows[relation]);
+      const top = Math.max(
+        0,
+        ...model.rowsOf(relation).map((r) => r.id),
+        ...model.seenRows[relation],
+      );
       const id = intruder.kind === 'unknown' ? intruder.id : 'next';
-      entry.row.id = id === 'next' ? top + 1 : id === 'zero' ? 0 : id === 'negative' ? -1 : 1_000_000_000_000;
+      entry.row.id =
+        id === 'next' ? top + 1 : id === 'zero' ? 0 : id === 'negative' ? -1 : 1_000_000_000_000;
     }
     place(entry, intruder.value, null, true);
     entries.push(entry);
@@ -383,7 +519,11 @@ function resolveDetail(
 
   // The payload order: a permutation drawn by the plan.
   const ordered = entries
-    .map((entry, i) => ({ entry, key: plan.order.length > 0 ? plan.order[i % plan.order.length]! : 0, i }))
+    .map((entry, i) => ({
+      entry,
+      key: plan.order.length > 0 ? plan.order[i % plan.order.length]! : 0,
+      i,
+    }))
     .sort((a, b) => a.key - b.key || a.i - b.i)
     .map((e) => e.entry);
   body[relation] = ordered.map((e) => e.row);
@@ -391,7 +531,8 @@ function resolveDetail(
   // then lack its value.
   const namings = new Map<number, number[]>();
   ordered.forEach((entry, index) => {
-    if (entry.names !== null) namings.set(entry.names, [...(namings.get(entry.names) ?? []), index]);
+    if (entry.names !== null)
+      namings.set(entry.names, [...(namings.get(entry.names) ?? []), index]);
   });
   for (const indexes of namings.values()) {
     if (indexes.length < 2) continue;
@@ -405,7 +546,11 @@ function resolveDetail(
     const prefix = `${relation}.${index}.`;
     for (const [field, kind] of entry.errors) {
       const message =
-        kind === 'invalid' ? `The selected ${prefix}${field} is invalid.` : kind === 'required' ? `The ${prefix}${field} field is required.` : null;
+        kind === 'invalid'
+          ? `The selected ${prefix}${field} is invalid.`
+          : kind === 'required'
+            ? `The ${prefix}${field} field is required.`
+            : null;
       refusal.required.set(prefix + field, message);
     }
     for (const field of entry.maybe) refusal.optional.add(prefix + field);
@@ -422,41 +567,92 @@ function resolveDetail(
 // ---- arbitraries -----------------------------------------------------------------------
 
 const CHARS = ['a', 'B', 'z', 'é', 'É', 'ü', 'Ω', '%', '_', ' ', "'", '"', '\\', '1', '🙂', 'ß'];
-const WORDS = ['Customers', 'customers', 'CUSTOMERS', 'École', 'école', 'a%b', 'a_b', 'Ünïcödé', 'Ω omega', '🙂 smile', 'x', "O'Brien", 'quote "q"', 'back\\slash', '%', '_'];
+const WORDS = [
+  'Customers',
+  'customers',
+  'CUSTOMERS',
+  'École',
+  'école',
+  'a%b',
+  'a_b',
+  'Ünïcödé',
+  'Ω omega',
+  '🙂 smile',
+  'x',
+  "O'Brien",
+  'quote "q"',
+  'back\\slash',
+  '%',
+  '_',
+];
 const word = fc.oneof(
   fc.constantFrom(...WORDS),
-  fc.string({ unit: fc.constantFrom(...CHARS), minLength: 1, maxLength: 30 }).map((s) => s.trim()).filter((s) => s !== ''),
+  fc
+    .string({ unit: fc.constantFrom(...CHARS), minLength: 1, maxLength: 30 })
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
 );
-const lit = (value: fc.Arbitrary<unknown>, error: string | null = null): fc.Arbitrary<FieldValue> => value.map((v) => ({ kind: 'literal' as const, value: v, error }));
-const weighted = <T,>(...choices: Array<[number, fc.Arbitrary<T>]>): fc.Arbitrary<T> => fc.oneof(...choices.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+const lit = (value: fc.Arbitrary<unknown>, error: string | null = null): fc.Arbitrary<FieldValue> =>
+  value.map((v) => ({ kind: 'literal' as const, value: v, error }));
+const weighted = <T>(...choices: Array<[number, fc.Arbitrary<T>]>): fc.Arbitrary<T> =>
+  fc.oneof(...choices.map(([weight, arbitrary]) => ({ weight, arbitrary })));
 
-const validTitle = lit(fc.oneof(word, fc.constantFrom('x'.repeat(200), '🙂'.repeat(200), `${'É'.repeat(199)}z`)));
+const validTitle = lit(
+  fc.oneof(word, fc.constantFrom('x'.repeat(200), '🙂'.repeat(200), `${'É'.repeat(199)}z`)),
+);
 const invalidTitle = fc.oneof(
   lit(fc.constantFrom('', '   ', null), 'The title field is required.'),
-  lit(fc.constantFrom('a'.repeat(201), 'é'.repeat(201), `${'🙂'.repeat(200)}x`), 'The title field must not be greater than 200 characters.'),
+  lit(
+    fc.constantFrom('a'.repeat(201), 'é'.repeat(201), `${'🙂'.repeat(200)}x`),
+    'The title field must not be greater than 200 characters.',
+  ),
   lit(fc.constant(42), ''),
 );
 const validDatabase = lit(fc.oneof(word, fc.constantFrom('erp', 'crm')));
 const invalidDatabase = lit(fc.constantFrom('', null), 'The database name field is required.');
-const validMapping = lit(fc.constantFrom('{"columns":[]}', '[]', '{"a":1}', '"text"', '12', JSON.stringify({ k: 'É🙂', list: [1, 2] })));
+const validMapping = lit(
+  fc.constantFrom(
+    '{"columns":[]}',
+    '[]',
+    '{"a":1}',
+    '"text"',
+    '12',
+    JSON.stringify({ k: 'É🙂', list: [1, 2] }),
+  ),
+);
 const invalidMapping = fc.oneof(
-  lit(fc.constantFrom('{', 'not json', "{'a':1}", '{"a":}'), 'The mapping json field must be a valid JSON string.'),
+  lit(
+    fc.constantFrom('{', 'not json', "{'a':1}", '{"a":}'),
+    'The mapping json field must be a valid JSON string.',
+  ),
   lit(fc.constant(''), 'The mapping json field is required.'),
   lit(fc.constant({ a: 1 }), ''),
 );
 const optionalText = lit(fc.oneof(fc.constant(null), word));
 const description = lit(fc.oneof(fc.constant(null), word, fc.constant('long '.repeat(300))));
 const importMode = lit(fc.constantFrom(null, 'upsert', 'insert', 'replace'));
-const active = weighted<FieldValue>([20, lit(fc.constantFrom('Y', 'N'))], [1, lit(fc.constantFrom('X', 'yes'), '')]);
+const active = weighted<FieldValue>(
+  [20, lit(fc.constantFrom('Y', 'N'))],
+  [1, lit(fc.constantFrom('X', 'yes'), '')],
+);
 const creator = (allowNull: boolean) =>
   weighted<FieldValue>(
-    [16, fc.constantFrom('admin' as const, 'alice' as const, 'bob' as const).map((who) => ({ kind: 'user' as const, who }))],
+    [
+      16,
+      fc
+        .constantFrom('admin' as const, 'alice' as const, 'bob' as const)
+        .map((who) => ({ kind: 'user' as const, who })),
+    ],
     [allowNull ? 2 : 0, lit(fc.constant(null))],
     [1, fc.constant({ kind: 'no-user' as const })],
   );
 
 /** Present with weight `present`, absent with weight `absent`. */
-function field(arbitrary: fc.Arbitrary<FieldValue>, present: number, absent: number): fc.Arbitrary<FieldValue | undefined> {
+function field(
+  arbitrary: fc.Arbitrary<FieldValue>,
+  present: number,
+  absent: number,
+): fc.Arbitrary<FieldValue | undefined> {
   return weighted<FieldValue | undefined>([present, arbitrary], [absent, fc.constant(undefined)]);
 }
 
@@ -464,34 +660,90 @@ function masterPlan(create: boolean): fc.Arbitrary<MasterPlan> {
   const [p, a] = create ? [3, 2] : [1, 3];
   return fc
     .record({
-      title: create ? weighted([40, validTitle], [2, invalidTitle], [1, fc.constant(undefined)]) : field(weighted([16, validTitle], [1, invalidTitle]), 1, 2),
+      title: create
+        ? weighted([40, validTitle], [2, invalidTitle], [1, fc.constant(undefined)])
+        : field(weighted([16, validTitle], [1, invalidTitle]), 1, 2),
       code: field(optionalText, p, a),
       description: field(description, p, a),
-      database_name: create ? weighted([60, validDatabase], [1, invalidDatabase], [1, fc.constant(undefined)]) : field(weighted([16, validDatabase], [1, invalidDatabase]), 1, 3),
-      mapping_json: create ? weighted([50, validMapping], [2, invalidMapping], [1, fc.constant(undefined)]) : field(weighted([16, validMapping], [1, invalidMapping]), 1, 3),
+      database_name: create
+        ? weighted([60, validDatabase], [1, invalidDatabase], [1, fc.constant(undefined)])
+        : field(weighted([16, validDatabase], [1, invalidDatabase]), 1, 3),
+      mapping_json: create
+        ? weighted([50, validMapping], [2, invalidMapping], [1, fc.constant(undefined)])
+        : field(weighted([16, validMapping], [1, invalidMapping]), 1, 3),
       csv_model_path: field(optionalText, p, a),
       import_mode: field(importMode, p, a),
       active: field(active, p, a),
       created_by: field(creator(!create), p, a),
     })
-    .map((fields) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as MasterPlan);
+    .map(
+      (fields) =>
+        Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as MasterPlan,
+    );
 }
 
-const encoding = weighted<Encoding>([10, fc.constant('int')], [5, fc.constant('string')], [3, fc.constantFrom(...BAD_ENCODINGS)]);
-const forgedKey = weighted<ForgedKey>([6, fc.constant('none')], [1, fc.constantFrom('other' as const, 'junk' as const)]);
-const pick = fc.record({ kind: fc.constant('pick' as const), pick: fc.nat(20), asString: weighted([5, fc.constant(false)], [1, fc.constant(true)]) });
-const setValue = weighted<ValueChoice>([16, pick], [1, fc.constant({ kind: 'unknown' as const })], [1, fc.constant({ kind: 'null' as const })], [2, fc.constant({ kind: 'missing' as const })]);
-const newValue = weighted<ValueChoice>([30, pick], [1, fc.constant({ kind: 'unknown' as const })], [1, fc.constant({ kind: 'missing' as const })]);
+const encoding = weighted<Encoding>(
+  [10, fc.constant('int')],
+  [5, fc.constant('string')],
+  [3, fc.constantFrom(...BAD_ENCODINGS)],
+);
+const forgedKey = weighted<ForgedKey>(
+  [6, fc.constant('none')],
+  [1, fc.constantFrom('other' as const, 'junk' as const)],
+);
+const pick = fc.record({
+  kind: fc.constant('pick' as const),
+  pick: fc.nat(20),
+  asString: weighted([5, fc.constant(false)], [1, fc.constant(true)]),
+});
+const setValue = weighted<ValueChoice>(
+  [16, pick],
+  [1, fc.constant({ kind: 'unknown' as const })],
+  [1, fc.constant({ kind: 'null' as const })],
+  [2, fc.constant({ kind: 'missing' as const })],
+);
+const newValue = weighted<ValueChoice>(
+  [30, pick],
+  [1, fc.constant({ kind: 'unknown' as const })],
+  [1, fc.constant({ kind: 'missing' as const })],
+);
 const existingAction = weighted<ExistingAction>(
   [3, encoding.map((e) => ({ kind: 'keep' as const, encoding: e }))],
   [3, fc.record({ kind: fc.constant('set' as const), value: setValue, encoding, key: forgedKey })],
   [2, fc.constant({ kind: 'drop' as const })],
 );
-const newRow: fc.Arbitrary<NewRow> = fc.record({ value: newValue, key: forgedKey, extra: fc.boolean() });
+const newRow: fc.Arbitrary<NewRow> = fc.record({
+  value: newValue,
+  key: forgedKey,
+  extra: fc.boolean(),
+});
 const intruder = weighted<Intruder>(
-  [2, fc.record({ kind: fc.constant('foreign' as const), pick: fc.nat(50), asString: fc.boolean(), value: weighted<ValueChoice>([3, pick], [1, fc.constant({ kind: 'missing' as const })]) })],
-  [1, fc.record({ kind: fc.constant('twice' as const), pick: fc.nat(50), asString: fc.boolean(), value: weighted<ValueChoice>([3, pick], [1, fc.constant({ kind: 'missing' as const })]) })],
-  [1, fc.record({ kind: fc.constant('unknown' as const), id: fc.constantFrom('next' as const, 'zero' as const, 'negative' as const, 'huge' as const), value: pick })],
+  [
+    2,
+    fc.record({
+      kind: fc.constant('foreign' as const),
+      pick: fc.nat(50),
+      asString: fc.boolean(),
+      value: weighted<ValueChoice>([3, pick], [1, fc.constant({ kind: 'missing' as const })]),
+    }),
+  ],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('twice' as const),
+      pick: fc.nat(50),
+      asString: fc.boolean(),
+      value: weighted<ValueChoice>([3, pick], [1, fc.constant({ kind: 'missing' as const })]),
+    }),
+  ],
+  [
+    1,
+    fc.record({
+      kind: fc.constant('unknown' as const),
+      id: fc.constantFrom('next' as const, 'zero' as const, 'negative' as const, 'huge' as const),
+      value: pick,
+    }),
+  ],
 );
 const detailPlan = weighted<DetailPlan>(
   [4, fc.constant({ kind: 'absent' as const })],
@@ -503,13 +755,25 @@ const detailPlan = weighted<DetailPlan>(
       kind: fc.constant('rows' as const),
       existing: fc.array(existingAction, { maxLength: 5 }),
       added: fc.array(newRow, { maxLength: 4 }),
-      intruders: weighted<Intruder[]>([20, fc.constant([])], [1, fc.array(intruder, { minLength: 1, maxLength: 2 })]),
+      intruders: weighted<Intruder[]>(
+        [20, fc.constant([])],
+        [1, fc.array(intruder, { minLength: 1, maxLength: 2 })],
+      ),
       order: fc.array(fc.nat(9), { maxLength: 6 }),
     }),
   ],
 );
-const forged = weighted<Forged[]>([4, fc.constant([])], [1, fc.subarray<Forged>(['id', 'created_at', 'updated_at', 'groups_count', 'creator', 'unknown'], { minLength: 1 })]);
-const writePlan = (create: boolean): fc.Arbitrary<WritePlan> => fc.record({ master: masterPlan(create), forged, groups: detailPlan, users: detailPlan });
+const forged = weighted<Forged[]>(
+  [4, fc.constant([])],
+  [
+    1,
+    fc.subarray<Forged>(['id', 'created_at', 'updated_at', 'groups_count', 'creator', 'unknown'], {
+      minLength: 1,
+    }),
+  ],
+);
+const writePlan = (create: boolean): fc.Arbitrary<WritePlan> =>
+  fc.record({ master: masterPlan(create), forged, groups: detailPlan, users: detailPlan });
 const target = weighted<TargetChoice>(
   [14, fc.nat(1000).map((n) => ({ kind: 'live' as const, pick: n }))],
   [1, fc.nat(1000).map((n) => ({ kind: 'gone' as const, pick: n }))],
@@ -530,18 +794,24 @@ const db = (real: Real): Db => real.server.service.database.db;
 
 async function send(real: Real, method: string, path: string, body?: unknown): Promise<Reply> {
   const reply = await real.server.request(method, path, body === undefined ? {} : { body });
-  real.log.push(`${method} ${path}${body === undefined ? '' : ` ${JSON.stringify(body)}`}\n    -> ${reply.status} ${reply.text.slice(0, 1500)}`);
+  real.log.push(
+    `${method} ${path}${body === undefined ? '' : ` ${JSON.stringify(body)}`}\n    -> ${reply.status} ${reply.text.slice(0, 1500)}`,
+  );
   return reply;
 }
 
 /** The id a command aims at: a live template, a deleted one, one never created, or not a number. */
-function resolveTarget(choice: TargetChoice, model: Model): { path: string; template: ModelTemplate | null } {
+function resolveTarget(
+  choice: TargetChoice,
+  model: Model,
+): { path: string; template: ModelTemplate | null } {
   const live = model.live();
   if (choice.kind === 'live' && live.length > 0) {
     const template = live[choice.pick % live.length]!;
     return { path: `${PATH}/${template.id}`, template };
   }
-  if (choice.kind === 'gone' && model.gone.length > 0) return { path: `${PATH}/${model.gone[choice.pick % model.gone.length]!}`, template: null };
+  if (choice.kind === 'gone' && model.gone.length > 0)
+    return { path: `${PATH}/${model.gone[choice.pick % model.gone.length]!}`, template: null };
   return { path: `${PATH}/${choice.kind === 'word' ? 'abc' : 987_654_321}`, template: null };
 }
 
@@ -551,19 +821,36 @@ function assertRefused(reply: Reply, refusal: Refusal): void {
   assert.deepEqual(Object.keys(body).sort(), ['errors', 'message']);
   const keys = Object.keys(body.errors);
   const missing = [...refusal.required.keys()].filter((k) => !keys.includes(k));
-  for (const group of refusal.anyOf) if (!group.some((k) => keys.includes(k))) missing.push(group.join(' or '));
+  for (const group of refusal.anyOf)
+    if (!group.some((k) => keys.includes(k))) missing.push(group.join(' or '));
   const extra = keys.filter((k) => !refusal.required.has(k) && !refusal.optional.has(k));
-  assert.deepEqual({ missing, extra }, { missing: [], extra: [] }, `422 error keys: expected ${JSON.stringify([...refusal.required.keys()])} (and one of each of ${JSON.stringify(refusal.anyOf)}; maybe also ${JSON.stringify([...refusal.optional])}), got ${JSON.stringify(keys)}`);
+  assert.deepEqual(
+    { missing, extra },
+    { missing: [], extra: [] },
+    `422 error keys: expected ${JSON.stringify([...refusal.required.keys()])} (and one of each of ${JSON.stringify(refusal.anyOf)}; maybe also ${JSON.stringify([...refusal.optional])}), got ${JSON.stringify(keys)}`,
+  );
   const messages: string[] = [];
   for (const [key, list] of Object.entries(body.errors)) {
-    assert.ok(Array.isArray(list) && list.length > 0 && list.every((m) => typeof m === 'string'), `errors.${key} is not a list of messages`);
+    assert.ok(
+      Array.isArray(list) && list.length > 0 && list.every((m) => typeof m === 'string'),
+      `errors.${key} is not a list of messages`,
+    );
     messages.push(...(list as string[]));
     const expected = refusal.required.get(key);
-    if (expected) assert.ok((list as string[]).includes(expected), `errors.${key}: expected "${expected}" among ${JSON.stringify(list)}`);
+    if (expected)
+      assert.ok(
+        (list as string[]).includes(expected),
+        `errors.${key}: expected "${expected}" among ${JSON.stringify(list)}`,
+      );
   }
   // SPEC.md 7.1: the first message, with " (and N more error[s])" when there are more.
   const more = messages.length - 1;
-  assert.equal(body.message, more === 0 ? messages[0] : `${messages[0]} (and ${more} more ${more === 1 ? 'error' : 'errors'})`);
+  assert.equal(
+    body.message,
+    more === 0
+      ? messages[0]
+      : `${messages[0]} (and ${more} more ${more === 1 ? 'error' : 'errors'})`,
+  );
 }
 
 /**
@@ -571,13 +858,24 @@ function assertRefused(reply: Reply, refusal: Refusal): void {
  * holds: the kept rows must be exactly the expected ones, the others the added values under
  * fresh ids (learned here), and then the whole body must equal the model's record.
  */
-function acceptAnswer(reply: Reply, status: number, resolved: Resolved, previous: ModelTemplate | null, model: Model, world: World, since: Date): ModelTemplate {
+function acceptAnswer(
+  reply: Reply,
+  status: number,
+  resolved: Resolved,
+  previous: ModelTemplate | null,
+  model: Model,
+  world: World,
+  since: Date,
+): ModelTemplate {
   assertJson(reply, status);
   const body = reply.body as Record<string, unknown>;
   const id = body.id;
   if (previous) assert.equal(id, previous.id, 'the answer is another template');
   else {
-    assert.ok(typeof id === 'number' && Number.isSafeInteger(id) && id > 0, `generated id ${String(id)}`);
+    assert.ok(
+      typeof id === 'number' && Number.isSafeInteger(id) && id > 0,
+      `generated id ${String(id)}`,
+    );
     assert.ok(!model.seenTemplates.has(id), `generated id ${id} was already used`);
   }
   const templateId = id as number;
@@ -596,7 +894,9 @@ function acceptAnswer(reply: Reply, status: number, resolved: Resolved, previous
     const fresh = list.filter((r) => !knownIds.has(r.id));
     const freshIds = fresh.map((r) => r.id);
     assert.ok(
-      freshIds.every((rowId) => Number.isSafeInteger(rowId) && rowId > 0 && !model.seenRows[relation].has(rowId)),
+      freshIds.every(
+        (rowId) => Number.isSafeInteger(rowId) && rowId > 0 && !model.seenRows[relation].has(rowId),
+      ),
       `${relation}: new rows must have new ids, got ${JSON.stringify(freshIds)}`,
     );
     assert.deepEqual(
@@ -604,12 +904,21 @@ function acceptAnswer(reply: Reply, status: number, resolved: Resolved, previous
       [...outcome.added].sort((a, b) => a - b),
       `${relation}: the added rows (${column})`,
     );
-    rows[relation] = [...outcome.known, ...fresh.map((r) => ({ id: r.id, template_id: templateId, [column]: r[column] }))].sort((a, b) => a.id - b.id);
+    rows[relation] = [
+      ...outcome.known,
+      ...fresh.map((r) => ({ id: r.id, template_id: templateId, [column]: r[column] })),
+    ].sort((a, b) => a.id - b.id);
   }
   const createdAt = previous ? previous.created_at : freshTimestamp(body.created_at, since);
   const updatedAt = body.updated_at;
-  assert.ok(typeof updatedAt === 'string' && ISO_UTC.test(updatedAt), `updated_at ${String(updatedAt)}`);
-  assert.ok(Date.parse(updatedAt) >= Date.parse(createdAt), `updated_at ${updatedAt} before created_at ${createdAt}`);
+  assert.ok(
+    typeof updatedAt === 'string' && ISO_UTC.test(updatedAt),
+    `updated_at ${String(updatedAt)}`,
+  );
+  assert.ok(
+    Date.parse(updatedAt) >= Date.parse(createdAt),
+    `updated_at ${updatedAt} before created_at ${createdAt}`,
+  );
   const next: ModelTemplate = {
     id: templateId,
     master: resolved.master,
@@ -626,7 +935,8 @@ function acceptAnswer(reply: Reply, status: number, resolved: Resolved, previous
 function learn(model: Model, template: ModelTemplate): void {
   model.templates.set(template.id, template);
   model.seenTemplates.add(template.id);
-  for (const relation of RELATIONS) for (const row of template[relation]) model.seenRows[relation].add(row.id);
+  for (const relation of RELATIONS)
+    for (const row of template[relation]) model.seenRows[relation].add(row.id);
 }
 
 /** The stored state, read back three ways, equals the model. */
@@ -637,27 +947,49 @@ async function verify(model: Model, real: Real, shown: number | null): Promise<v
   // 1. The list, in the default order (title asc, ties by id: SPEC.md 2.3, list.ts).
   const listed = await real.server.get(`${PATH}?per_page=200`);
   assertJson(listed, 200, {
-    data: sortRows(expected, { column: 'title', direction: 'asc' }, (r, c) => (c === 'title' ? r.title : null)),
+    data: sortRows(expected, { column: 'title', direction: 'asc' }, (r, c) =>
+      c === 'title' ? r.title : null,
+    ),
     meta: { total: live.length, per_page: 200, current_page: 1, last_page: 1 },
   });
   // 2. A show of the command's target.
   if (shown !== null) {
     const template = model.templates.get(shown);
-    assertJson(await real.server.get(`${PATH}/${shown}`), template ? 200 : 404, template ? recordOf(template, world) : NOT_FOUND);
+    assertJson(
+      await real.server.get(`${PATH}/${shown}`),
+      template ? 200 : 404,
+      template ? recordOf(template, world) : NOT_FOUND,
+    );
   }
   // 3. The tables (timestamps are compared through the API above).
-  const masters = await db(real).selectFrom('import_templates').select(['id', ...MASTER_FIELDS]).orderBy('id').execute();
+  const masters = await db(real)
+    .selectFrom('import_templates')
+    .select(['id', ...MASTER_FIELDS])
+    .orderBy('id')
+    .execute();
   assert.deepEqual(
-    masters.map((r: Record<string, unknown>) => ({ ...r, id: Number(r.id), created_by: r.created_by === null ? null : Number(r.created_by) })),
+    masters.map((r: Record<string, unknown>) => ({
+      ...r,
+      id: Number(r.id),
+      created_by: r.created_by === null ? null : Number(r.created_by),
+    })),
     live.map((t) => ({ id: t.id, ...t.master })),
     'stored import_templates rows',
   );
   for (const relation of RELATIONS) {
     const column = COLUMN[relation];
     const table = relation === 'groups' ? 'import_template_groups' : 'import_template_users';
-    const stored = await db(real).selectFrom(table).select(['id', 'template_id', column]).orderBy('id').execute();
+    const stored = await db(real)
+      .selectFrom(table)
+      .select(['id', 'template_id', column])
+      .orderBy('id')
+      .execute();
     assert.deepEqual(
-      stored.map((r: Record<string, unknown>) => ({ id: Number(r.id), template_id: Number(r.template_id), [column]: Number(r[column]) })),
+      stored.map((r: Record<string, unknown>) => ({
+        id: Number(r.id),
+        template_id: Number(r.template_id),
+        [column]: Number(r[column]),
+      })),
       model.rowsOf(relation).sort((a, b) => a.id - b.id),
       `stored ${table} rows`,
     );
@@ -679,7 +1011,10 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
       await verify(model, real, shown);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`${message}\n--- requests of this run (${this.toString()} failed):\n${real.log.slice(-40).join('\n')}`, { cause: error });
+      throw new Error(
+        `${message}\n--- requests of this run (${this.toString()} failed):\n${real.log.slice(-40).join('\n')}`,
+        { cause: error },
+      );
     }
   }
   /** Sends the command, checks its answer, updates the model; returns the template id to show. */
@@ -777,7 +1112,12 @@ class AddLogs extends Step {
     if (live.length === 0) return null;
     const template = live[this.pick % live.length]!;
     for (let i = 0; i < this.count; i++) {
-      await insertRow(db(real), 'import_template_logs', { template_id: template.id, unit_id: 1, status: 'succeeded', created_at: LOG_STAMP });
+      await insertRow(db(real), 'import_template_logs', {
+        template_id: template.id,
+        unit_id: 1,
+        status: 'succeeded',
+        created_at: LOG_STAMP,
+      });
     }
     real.log.push(`(${this.count} run log(s) written for template ${template.id})`);
     template.logs += this.count;
@@ -790,7 +1130,12 @@ class AddLogs extends Step {
 
 const command: fc.Arbitrary<fc.AsyncCommand<Model, Real>> = weighted<fc.AsyncCommand<Model, Real>>(
   [5, writePlan(true).map((plan) => new Create(plan))],
-  [7, fc.tuple(fc.constantFrom('PUT' as const, 'PATCH' as const), target, writePlan(false)).map(([method, t, plan]) => new Update(method, t, plan))],
+  [
+    7,
+    fc
+      .tuple(fc.constantFrom('PUT' as const, 'PATCH' as const), target, writePlan(false))
+      .map(([method, t, plan]) => new Update(method, t, plan)),
+  ],
   [2, target.map((t) => new Delete(t))],
   [1, fc.tuple(fc.nat(1000), fc.integer({ min: 1, max: 3 })).map(([p, n]) => new AddLogs(p, n))],
 );
@@ -818,24 +1163,45 @@ describe('model-based writes: random command sequences against a reference model
     const database = server.service.database.db;
     /** A clean slate for each run, straight in the tables (not behaviour under test). */
     const setup = async () => {
-      for (const table of ['import_template_logs', 'import_template_groups', 'import_template_users', 'import_templates']) {
+      for (const table of [
+        'import_template_logs',
+        'import_template_groups',
+        'import_template_users',
+        'import_templates',
+      ]) {
         await database.deleteFrom(table).execute();
       }
       real.log.length = 0;
       return { model: new Model(), real };
     };
     const property = fc.asyncProperty(
-      fc.commands([command], { maxCommands: MAX_COMMANDS, size: 'max', ...(REPLAY_COMMANDS ? { replayPath: REPLAY_COMMANDS } : {}) }),
+      fc.commands([command], {
+        maxCommands: MAX_COMMANDS,
+        size: 'max',
+        ...(REPLAY_COMMANDS ? { replayPath: REPLAY_COMMANDS } : {}),
+      }),
       (commands) => fc.asyncModelRun(setup, commands),
     );
     const base = FIXED_SEED ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
-    for (let round = 0; round === 0 || (REPLAY_PATH === undefined && real.commands < MIN_TOTAL); round++) {
+    for (
+      let round = 0;
+      round === 0 || (REPLAY_PATH === undefined && real.commands < MIN_TOTAL);
+      round++
+    ) {
       const seed = (base + round) | 0;
       try {
-        await fc.assert(property, { numRuns: RUNS, seed, includeErrorInReport: true, ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}) });
+        await fc.assert(property, {
+          numRuns: RUNS,
+          seed,
+          includeErrorInReport: true,
+          ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}),
+        });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        throw new Error(`Replay: MODEL_SEED=${seed} (with MODEL_PATH and MODEL_REPLAY from below)\n${message}`, { cause: error });
+        throw new Error(
+          `Replay: MODEL_SEED=${seed} (with MODEL_PATH and MODEL_REPLAY from below)\n${message}`,
+          { cause: error },
+        );
       }
     }
     console.log(`model-writes: ${real.commands} commands`);

@@ -7,7 +7,7 @@ import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { invoke } from '../../src/engine/invoke.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { NO_SCOPE } from '../../src/model/scope.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson, freshTimestamp } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { insertTemplate, type TemplateRecord } from '../helpers/templates.js';
@@ -26,7 +26,13 @@ const fxTemplate = defineEntity({
 });
 const things = defineResource({ model: fxTemplate, defaultOrder: 'title asc' });
 const byCode = defineResource({ model: fxTemplate, primaryKey: 'code', defaultOrder: 'title asc' });
-const row = (t: TemplateRecord) => ({ id: t.id, title: t.title, code: t.code, database_name: t.database_name, mapping_json: t.mapping_json });
+const row = (t: TemplateRecord) => ({
+  id: t.id,
+  title: t.title,
+  code: t.code,
+  database_name: t.database_name,
+  mapping_json: t.mapping_json,
+});
 
 describe('SPEC 4.1 route set', () => {
   let server: TestServer;
@@ -59,7 +65,10 @@ describe('SPEC 4.1 route set', () => {
 
   it('4.1 one declaration answers list 200, create 201, show 200, update (PUT and PATCH) 200 and delete 200', async () => {
     const since = new Date();
-    const created = await server.post('/api/import-templates', templatePayload({ title: 'Routed', created_by: alice, groups: [{ group_id: g1 }] }));
+    const created = await server.post(
+      '/api/import-templates',
+      templatePayload({ title: 'Routed', created_by: alice, groups: [{ group_id: g1 }] }),
+    );
     assertJson(created, 201);
     const id: number = created.body.id;
     const createdAt = freshTimestamp(created.body.created_at, since);
@@ -79,14 +88,27 @@ describe('SPEC 4.1 route set', () => {
     assertJson(created, 201, record);
     assertJson(await server.get(`/api/import-templates/${id}`), 200, record);
     const listed = await server.get('/api/import-templates?filters[title][=]=Routed');
-    assertJson(listed, 200, { data: [record], meta: { total: 1, per_page: 15, current_page: 1, last_page: 1 } });
+    assertJson(listed, 200, {
+      data: [record],
+      meta: { total: 1, per_page: 15, current_page: 1, last_page: 1 },
+    });
 
     const put = await server.put(`/api/import-templates/${id}`, { code: 'PUT' });
-    assertJson(put, 200, { ...record, code: 'PUT', updated_at: freshTimestamp(put.body.updated_at, since) });
+    assertJson(put, 200, {
+      ...record,
+      code: 'PUT',
+      updated_at: freshTimestamp(put.body.updated_at, since),
+    });
     const patched = await server.patch(`/api/import-templates/${id}`, { code: 'PATCH' });
-    assertJson(patched, 200, { ...record, code: 'PATCH', updated_at: freshTimestamp(patched.body.updated_at, since) });
+    assertJson(patched, 200, {
+      ...record,
+      code: 'PATCH',
+      updated_at: freshTimestamp(patched.body.updated_at, since),
+    });
 
-    assertJson(await server.delete(`/api/import-templates/${id}`), 200, { message: 'Resource deleted successfully' });
+    assertJson(await server.delete(`/api/import-templates/${id}`), 200, {
+      message: 'Resource deleted successfully',
+    });
     assertJson(await server.get(`/api/import-templates/${id}`), 404, RESOURCE_NOT_FOUND);
   });
 
@@ -103,7 +125,11 @@ describe('SPEC 4.1 route set', () => {
 
   it('4.1 detail relations have no routes of their own', async () => {
     assertJson(await server.get(`/api/import-templates/${first.id}/groups`), 404, NOT_FOUND);
-    assertJson(await server.post(`/api/import-templates/${first.id}/groups`, { group_id: g1 }), 404, NOT_FOUND);
+    assertJson(
+      await server.post(`/api/import-templates/${first.id}/groups`, { group_id: g1 }),
+      404,
+      NOT_FOUND,
+    );
     assertJson(await server.get(`/api/import-templates/${first.id}/users/1`), 404, NOT_FOUND);
   });
 
@@ -122,13 +148,21 @@ describe('SPEC 4.1 route set', () => {
     assertJson(await app.get(`/api/fx-create-only/${first.id}`), 404, NOT_FOUND);
     assertJson(await app.request('HEAD', '/api/fx-create-only'), 404);
     assertJson(await app.delete(`/api/fx-create-only/${first.id}`), 404, NOT_FOUND);
-    assert.equal((await server.get(`/api/import-templates/${first.id}`)).body.title, 'First', 'nothing was changed');
+    assert.equal(
+      (await server.get(`/api/import-templates/${first.id}`)).body.title,
+      'First',
+      'nothing was changed',
+    );
   });
 
   it('4.1 the id is the last parameter of the route, whatever it is called', async () => {
     // The unit parameter comes first in the path; only the last one is the id.
     assertJson(await app.get(`/api/units/${second.id}/fx-things/${first.id}`), 200, row(first));
-    assertJson(await app.patch(`/api/units/${first.id}/fx-things/${second.id}`, { code: 'S2' }), 200, row(second));
+    assertJson(
+      await app.patch(`/api/units/${first.id}/fx-things/${second.id}`, { code: 'S2' }),
+      200,
+      row(second),
+    );
     assertJson(await app.get(`/api/units/${first.id}/fx-things/999999`), 404, RESOURCE_NOT_FOUND);
   });
 
@@ -146,22 +180,54 @@ describe('SPEC 4.1 route set', () => {
   });
 
   it('4.1 outside a route the id is read from the input field named like the primary key', async () => {
-    const context: EngineContext = { system: server.service.database, data: server.service.database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    const context: EngineContext = {
+      system: server.service.database,
+      data: server.service.database,
+      scope: NO_SCOPE,
+      user: null,
+      mode: 'direct',
+    };
     assert.deepEqual(await invoke(things, 'show', context, { id: first.id }), row(first));
     assert.deepEqual(await invoke(things, 'show', context, { id: String(first.id) }), row(first));
-    assert.deepEqual(await invoke(byCode, 'show', context, { code: 'F1', id: second.id }), row(first));
-    await assert.rejects(invoke(things, 'show', context, { code: 'F1' }), { status: 404, body: RESOURCE_NOT_FOUND });
+    assert.deepEqual(
+      await invoke(byCode, 'show', context, { code: 'F1', id: second.id }),
+      row(first),
+    );
+    await assert.rejects(invoke(things, 'show', context, { code: 'F1' }), {
+      status: 404,
+      body: RESOURCE_NOT_FOUND,
+    });
 
-    const made = (await invoke(things, 'create', context, { title: 'Direct', database_name: 'd', mapping_json: '{}' })) as { id: number };
+    const made = (await invoke(things, 'create', context, {
+      title: 'Direct',
+      database_name: 'd',
+      mapping_json: '{}',
+    })) as { id: number };
     assert.deepEqual(await invoke(things, 'update', context, { id: made.id, code: 'DIR' }), {
-      id: made.id, title: 'Direct', code: 'DIR', database_name: 'd', mapping_json: '{}',
+      id: made.id,
+      title: 'Direct',
+      code: 'DIR',
+      database_name: 'd',
+      mapping_json: '{}',
     });
     assert.deepEqual(await invoke(byCode, 'update', context, { code: 'DIR', title: 'Direct 2' }), {
-      id: made.id, title: 'Direct 2', code: 'DIR', database_name: 'd', mapping_json: '{}',
+      id: made.id,
+      title: 'Direct 2',
+      code: 'DIR',
+      database_name: 'd',
+      mapping_json: '{}',
     });
-    const listed = (await invoke(things, 'list', context, { filters: { x: { '=': 1 } }, per_page: 1 })) as { meta: unknown };
+    const listed = (await invoke(things, 'list', context, {
+      filters: { x: { '=': 1 } },
+      per_page: 1,
+    })) as { meta: unknown };
     assert.deepEqual(listed.meta, { total: 3, per_page: 1, current_page: 1, last_page: 3 });
-    assert.deepEqual(await invoke(things, 'delete', context, { id: made.id }), { message: 'Resource deleted successfully' });
-    await assert.rejects(invoke(things, 'delete', context, { id: made.id }), { status: 404, body: RESOURCE_NOT_FOUND });
+    assert.deepEqual(await invoke(things, 'delete', context, { id: made.id }), {
+      message: 'Resource deleted successfully',
+    });
+    await assert.rejects(invoke(things, 'delete', context, { id: made.id }), {
+      status: 404,
+      body: RESOURCE_NOT_FOUND,
+    });
   });
 });

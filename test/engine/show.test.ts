@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity, type Row } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { seedGroups, seedUsers } from '../helpers/seed.js';
 import { insertTemplate, type TemplateRecord } from '../helpers/templates.js';
@@ -30,7 +30,13 @@ const fxTemplate = defineEntity({
   appends: { headline: (record: Row) => `${String(record.title)} [${String(record.code)}]` },
   relations: { users: hasMany(() => fxUserRow, 'template_id') },
 });
-const shown = defineResource({ model: fxTemplate, details: ['users'], appends: ['headline'], indexFields: ['title'], showFields: ['title', 'headline', 'users'] });
+const shown = defineResource({
+  model: fxTemplate,
+  details: ['users'],
+  appends: ['headline'],
+  indexFields: ['title'],
+  showFields: ['title', 'headline', 'users'],
+});
 
 describe('SPEC 4.3 show', () => {
   let server: TestServer;
@@ -43,9 +49,18 @@ describe('SPEC 4.3 show', () => {
     const db = server.service.database.db;
     const [alice, bob] = (await seedUsers(db, ['alice', 'bob'])) as [number, number];
     const [g1] = (await seedGroups(db, ['g1'])) as [number];
-    full = await insertTemplate(db, { title: 'Full', code: 'F', created_by: alice, groups: [g1], users: [alice, bob], logs: 1 });
+    full = await insertTemplate(db, {
+      title: 'Full',
+      code: 'F',
+      created_by: alice,
+      groups: [g1],
+      users: [alice, bob],
+      logs: 1,
+    });
     bare = await insertTemplate(db, { title: 'Bare', code: null, created_by: null });
-    fixture = await startFixtureApp(server.service.database, [{ path: '/api/fx-shown', resource: shown }]);
+    fixture = await startFixtureApp(server.service.database, [
+      { path: '/api/fx-shown', resource: shown },
+    ]);
   });
   after(async () => {
     await fixture.close();
@@ -58,11 +73,24 @@ describe('SPEC 4.3 show', () => {
   });
 
   it('4.3 answers 200 with the item projected by showFields, with appends and eager-loaded details', async () => {
-    assertJson(await fixture.get(`/api/fx-shown/${full.id}`), 200, { id: full.id, title: 'Full', headline: 'Full [F]', users: full.users });
-    assertJson(await fixture.get(`/api/fx-shown/${bare.id}`), 200, { id: bare.id, title: 'Bare', headline: 'Bare [null]', users: [] });
+    assertJson(await fixture.get(`/api/fx-shown/${full.id}`), 200, {
+      id: full.id,
+      title: 'Full',
+      headline: 'Full [F]',
+      users: full.users,
+    });
+    assertJson(await fixture.get(`/api/fx-shown/${bare.id}`), 200, {
+      id: bare.id,
+      title: 'Bare',
+      headline: 'Bare [null]',
+      users: [],
+    });
     // The list of the same resource uses indexFields instead.
     assertJson(await fixture.get('/api/fx-shown'), 200, {
-      data: [{ id: full.id, title: 'Full' }, { id: bare.id, title: 'Bare' }],
+      data: [
+        { id: full.id, title: 'Full' },
+        { id: bare.id, title: 'Bare' },
+      ],
       meta: { total: 2, per_page: 15, current_page: 1, last_page: 1 },
     });
   });

@@ -13,7 +13,10 @@ describe('import templates smoke', () => {
   after(() => server.close());
 
   it('creates and reads back a template with details', async () => {
-    const created = await server.post('/api/import-templates', templatePayload({ groups: [{ group_id: 1 }], users: [{ user_id: 1 }] }));
+    const created = await server.post(
+      '/api/import-templates',
+      templatePayload({ groups: [{ group_id: 1 }], users: [{ user_id: 1 }] }),
+    );
     assert.equal(created.status, 201);
     const shown = await server.get(`/api/import-templates/${created.body.id}`);
     assert.deepEqual(shown.body, created.body);

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { belongsTo, hasMany } from '../../src/model/relations/relation.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { seedGroups, seedUsers } from '../helpers/seed.js';
 import { insertTemplate } from '../helpers/templates.js';
@@ -54,7 +54,11 @@ const fxTemplate = defineEntity({
     groupKeys: hasMany(() => fxGroupKey, 'template_id'),
   },
 });
-const withUsers = defineResource({ model: fxTemplate, with: ['owner', 'named', 'mailed'], defaultOrder: 'id asc' });
+const withUsers = defineResource({
+  model: fxTemplate,
+  with: ['owner', 'named', 'mailed'],
+  defaultOrder: 'id asc',
+});
 const keysOnly = defineResource({ model: fxTemplate, with: ['groupKeys'], defaultOrder: 'id asc' });
 const fullRows = defineResource({ model: fxTemplate, with: ['groups'], defaultOrder: 'id asc' });
 
@@ -72,7 +76,11 @@ describe('structural statement keys', () => {
     const groups = await seedGroups(db, ['Keys A', 'Keys B']);
     const template = await insertTemplate(db, { title: 'Keyed', created_by: alice, groups });
     templateId = template.id;
-    rows = template.groups.map((row) => ({ id: row.id, template_id: row.template_id, group_id: row.group_id as number }));
+    rows = template.groups.map((row) => ({
+      id: row.id,
+      template_id: row.template_id,
+      group_id: row.group_id as number,
+    }));
     fixture = await startFixtureApp(server.service.database, [
       { path: '/api/fx-keys-users', resource: withUsers },
       { path: '/api/fx-keys-group-keys', resource: keysOnly },
@@ -88,7 +96,8 @@ describe('structural statement keys', () => {
     for (const target of [`/api/fx-keys-users/${templateId}`, '/api/fx-keys-users']) {
       const reply = await fixture.get(target);
       assertJson(reply, 200);
-      const record = reply.body.data?.find((item: { id: number }) => item.id === templateId) ?? reply.body;
+      const record =
+        reply.body.data?.find((item: { id: number }) => item.id === templateId) ?? reply.body;
       assert.deepEqual(
         { owner: record.owner, named: record.named, mailed: record.mailed },
         {
@@ -103,7 +112,10 @@ describe('structural statement keys', () => {
   it('two has-many relations to one table read by entities with different columns each answer their own columns', async () => {
     const keys = await fixture.get(`/api/fx-keys-group-keys/${templateId}`);
     assertJson(keys, 200);
-    assert.deepEqual(keys.body.groupKeys, rows.map(({ id, template_id }) => ({ id, template_id })));
+    assert.deepEqual(
+      keys.body.groupKeys,
+      rows.map(({ id, template_id }) => ({ id, template_id })),
+    );
     const full = await fixture.get(`/api/fx-keys-groups/${templateId}`);
     assertJson(full, 200);
     assert.deepEqual(full.body.groups, rows);

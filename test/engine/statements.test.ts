@@ -21,7 +21,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importTemplates } from '../../src/app/resources/import-templates.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { insertTemplate } from '../helpers/templates.js';
@@ -40,7 +40,9 @@ describe('DESIGN 4 statement budgets', () => {
   let relationReads: number;
 
   /** The reply of `request` and the statements it ran. */
-  async function measure(request: () => Promise<Reply>): Promise<{ reply: Reply; statements: number }> {
+  async function measure(
+    request: () => Promise<Reply>,
+  ): Promise<{ reply: Reply; statements: number }> {
     const start = server.statements();
     const reply = await request();
     return { reply, statements: server.statements() - start };
@@ -53,12 +55,20 @@ describe('DESIGN 4 statement budgets', () => {
     [g1] = (await seedGroups(db, ['g1'])) as [number];
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < TEMPLATES; i++) {
-        const record = await insertTemplate(trx, { title: `T${String(i).padStart(3, '0')}`, created_by: alice, groups: [g1], users: [alice], logs: 1 });
+        const record = await insertTemplate(trx, {
+          title: `T${String(i).padStart(3, '0')}`,
+          created_by: alice,
+          groups: [g1],
+          users: [alice],
+          logs: 1,
+        });
         if (i === 0) firstId = record.id;
       }
     });
     relationReads = server.service.database.adapter.childRows ? 0 : 2;
-    engine = await startFixtureApp(server.service.database, [{ path: PATH, resource: importTemplates }]);
+    engine = await startFixtureApp(server.service.database, [
+      { path: PATH, resource: importTemplates },
+    ]);
   });
   after(async () => {
     await engine.close();
@@ -68,7 +78,13 @@ describe('DESIGN 4 statement budgets', () => {
   it('a list runs the same number of statements for per_page=1 and per_page=200 through the real server', async () => {
     await server.get(`${PATH}?per_page=1`); // warm-up: the guard may record a token's first use
     const counts: number[] = [];
-    for (const query of ['per_page=1', 'per_page=200', 'per_page=15&page=3', 'per_page=200&page=2', 'per_page=200&filters[title][like]=T1%25']) {
+    for (const query of [
+      'per_page=1',
+      'per_page=200',
+      'per_page=15&page=3',
+      'per_page=200&page=2',
+      'per_page=200&filters[title][like]=T1%25',
+    ]) {
       const { reply, statements } = await measure(() => server.get(`${PATH}?${query}`));
       assertJson(reply, 200);
       assert.ok(reply.body.data.length > 0);
@@ -109,19 +125,41 @@ describe('DESIGN 4 statement budgets', () => {
   });
 
   it('update: 10 statements when both detail relations change, 6 for the master alone (+ 4 and + 2 without childRows)', async () => {
-    const created = await engine.post(PATH, templatePayload({ created_by: alice, groups: [{ group_id: g1 }, { group_id: g1 }], users: [{ user_id: alice }] }));
+    const created = await engine.post(
+      PATH,
+      templatePayload({
+        created_by: alice,
+        groups: [{ group_id: g1 }, { group_id: g1 }],
+        users: [{ user_id: alice }],
+      }),
+    );
     assertJson(created, 201);
-    const both = await measure(() => engine.put(`${PATH}/${created.body.id}`, { title: 'Both', groups: [{ group_id: g1 }], users: [] }));
+    const both = await measure(() =>
+      engine.put(`${PATH}/${created.body.id}`, {
+        title: 'Both',
+        groups: [{ group_id: g1 }],
+        users: [],
+      }),
+    );
     assertJson(both.reply, 200);
     // Without childRows the stored rows of the two relations take a statement each too.
     assert.equal(both.statements, 10 + 2 * relationReads);
-    const masterOnly = await measure(() => engine.patch(`${PATH}/${created.body.id}`, { title: 'Master only' }));
+    const masterOnly = await measure(() =>
+      engine.patch(`${PATH}/${created.body.id}`, { title: 'Master only' }),
+    );
     assertJson(masterOnly.reply, 200);
     assert.equal(masterOnly.statements, 6 + relationReads);
   });
 
   it('delete: 6 statements (begin, master, groups, users, master delete, commit)', async () => {
-    const created = await engine.post(PATH, templatePayload({ created_by: alice, groups: [{ group_id: g1 }], users: [{ user_id: alice }] }));
+    const created = await engine.post(
+      PATH,
+      templatePayload({
+        created_by: alice,
+        groups: [{ group_id: g1 }],
+        users: [{ user_id: alice }],
+      }),
+    );
     const { reply, statements } = await measure(() => engine.delete(`${PATH}/${created.body.id}`));
     assertJson(reply, 200, { message: 'Resource deleted successfully' });
     assert.equal(statements, 6);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { defineEntity } from '../../src/model/entity.js';
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture-app.js';
+import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 import { templatePayload } from '../helpers/seed.js';
@@ -20,7 +20,9 @@ const fxKeyed = defineEntity({
   columns: ['num', 'label'],
   casts: { num: 'integer' },
   fillable: ['label'],
-  rules: (id) => ({ label: ['required', 'string', `unique:fx_lookup_keyed,label,${id ?? 'NULL'}`] }),
+  rules: (id) => ({
+    label: ['required', 'string', `unique:fx_lookup_keyed,label,${id ?? 'NULL'}`],
+  }),
 });
 // Notes on run logs, which are unit-bound (import_template_logs.unit_id).
 const fxNote = defineEntity({
@@ -30,7 +32,10 @@ const fxNote = defineEntity({
   columns: ['id', 'log_id', 'note'],
   casts: { id: 'integer', log_id: 'integer' },
   fillable: ['log_id', 'note'],
-  rules: () => ({ log_id: ['required', 'integer', 'exists:import_template_logs,id'], note: ['nullable', 'string', 'unique:import_template_logs,message'] }),
+  rules: () => ({
+    log_id: ['required', 'integer', 'exists:import_template_logs,id'],
+    note: ['nullable', 'string', 'unique:import_template_logs,message'],
+  }),
 });
 
 describe('SPEC 4.4 exists and unique lookups', () => {
@@ -44,17 +49,39 @@ describe('SPEC 4.4 exists and unique lookups', () => {
     const database = server.service.database;
     const { db, adapter } = database;
     const key = (name: string) =>
-      db.schema.createTable(name).addColumn(name === 'fx_lookup_keyed' ? 'num' : 'id', adapter.name === 'postgres' ? 'serial' : 'integer', (c) =>
-        adapter.name === 'mysql' ? c.primaryKey().autoIncrement() : c.primaryKey(),
-      );
+      db.schema
+        .createTable(name)
+        .addColumn(
+          name === 'fx_lookup_keyed' ? 'num' : 'id',
+          adapter.name === 'postgres' ? 'serial' : 'integer',
+          (c) => (adapter.name === 'mysql' ? c.primaryKey().autoIncrement() : c.primaryKey()),
+        );
     await key('fx_lookup_keyed').addColumn('label', 'varchar(100)').execute();
-    await key('fx_lookup_notes').addColumn('log_id', 'integer').addColumn('note', 'varchar(100)').execute();
+    await key('fx_lookup_notes')
+      .addColumn('log_id', 'integer')
+      .addColumn('note', 'varchar(100)')
+      .execute();
     const template = await insertRow(db, 'import_templates', templatePayload({ title: 'Logged' }));
-    ours = await insertRow(db, 'import_template_logs', { template_id: template, unit_id: 1, status: 'succeeded', message: 'ours' });
-    theirs = await insertRow(db, 'import_template_logs', { template_id: template, unit_id: 2, status: 'failed', message: 'theirs' });
+    ours = await insertRow(db, 'import_template_logs', {
+      template_id: template,
+      unit_id: 1,
+      status: 'succeeded',
+      message: 'ours',
+    });
+    theirs = await insertRow(db, 'import_template_logs', {
+      template_id: template,
+      unit_id: 2,
+      status: 'failed',
+      message: 'theirs',
+    });
     // Stands in for the auth middleware: every request acts in unit 1.
     const middleware = new MiddlewareRegistry().define('fx.unit-1', () => async (request) => {
-      request.svc = { mode: 'bearer', scope: { userId: null, unitId: 1, tenantId: null }, user: {}, data: database };
+      request.svc = {
+        mode: 'bearer',
+        scope: { userId: null, unitId: 1, tenantId: null },
+        user: {},
+        data: database,
+      };
     });
     const inUnit1 = { read: ['fx.unit-1'], write: ['fx.unit-1'] };
     fixture = await startFixtureApp(
@@ -79,7 +106,10 @@ describe('SPEC 4.4 exists and unique lookups', () => {
       message: 'The label has already been taken.',
       errors: { label: ['The label has already been taken.'] },
     });
-    assertJson(await fixture.put(`/api/fx-keyed/${first.body.num}`, { label: 'alpha' }), 200, { num: first.body.num, label: 'alpha' });
+    assertJson(await fixture.put(`/api/fx-keyed/${first.body.num}`, { label: 'alpha' }), 200, {
+      num: first.body.num,
+      label: 'alpha',
+    });
   });
 
   it('exists finds a unit-bound row of the caller unit only', async () => {

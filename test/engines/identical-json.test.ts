@@ -4,7 +4,12 @@
 // eager loads and counts, shows, validation and constraint errors, and notifications.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, testEngine, type TestDatabase, type TestEngine } from '../helpers/engines.js';
+import {
+  createTestDatabase,
+  type TestDatabase,
+  type TestEngine,
+  testEngine,
+} from '../helpers/engines.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const SERVER_ENGINES: Array<{ engine: TestEngine; variable: string }> = [
@@ -14,7 +19,11 @@ const SERVER_ENGINES: Array<{ engine: TestEngine; variable: string }> = [
 const missing = SERVER_ENGINES.filter((e) => !process.env[e.variable]).map((e) => e.variable);
 // It compares all engines at once, so it runs in the SQLite pass only.
 const skip =
-  testEngine !== 'sqlite' ? 'runs once, in the SQLite pass (it starts a server per engine itself)' : missing.length > 0 ? `${missing.join(' and ')} not set` : false;
+  testEngine !== 'sqlite'
+    ? 'runs once, in the SQLite pass (it starts a server per engine itself)'
+    : missing.length > 0
+      ? `${missing.join(' and ')} not set`
+      : false;
 
 const ISO = /"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/g;
 
@@ -58,7 +67,11 @@ const SCRIPT: Step[] = [
   { method: 'POST', path: '/api/groups', body: { name: 'ops' } },
   { method: 'POST', path: LIST, body: template('Bravo') },
   { method: 'POST', path: LIST, body: template('alpha', { active: 'N', code: null }) },
-  { method: 'POST', path: LIST, body: template('Charlie', { groups: [], users: [{ user_id: 1 }, { user_id: 1 }] }) },
+  {
+    method: 'POST',
+    path: LIST,
+    body: template('Charlie', { groups: [], users: [{ user_id: 1 }, { user_id: 1 }] }),
+  },
   { method: 'POST', path: LIST, body: template('Ábaco', { description: null }) },
   { method: 'POST', path: LIST, body: { title: '' } },
   { method: 'POST', path: LIST, body: template('Broken', { created_by: 999 }) },
@@ -75,21 +88,41 @@ const SCRIPT: Step[] = [
   { method: 'GET', path: `${LIST}/1` },
   { method: 'GET', path: `${LIST}/3` },
   { method: 'GET', path: `${LIST}/999` },
-  { method: 'PATCH', path: `${LIST}/1`, body: { title: 'Bravo 2', groups: [{ id: 1, group_id: 3 }, { group_id: 1 }], users: [] } },
+  {
+    method: 'PATCH',
+    path: `${LIST}/1`,
+    body: { title: 'Bravo 2', groups: [{ id: 1, group_id: 3 }, { group_id: 1 }], users: [] },
+  },
   { method: 'PUT', path: `${LIST}/2`, body: template('alpha again') },
   { method: 'PATCH', path: `${LIST}/1`, body: { groups: [{ id: 99, group_id: 1 }] } },
-  { method: 'POST', path: '/api/import-template-logs', body: { template_id: 1, status: 'succeeded', rows_total: 10, rows_failed: 1, message: 'ok' } },
+  {
+    method: 'POST',
+    path: '/api/import-template-logs',
+    body: { template_id: 1, status: 'succeeded', rows_total: 10, rows_failed: 1, message: 'ok' },
+  },
   { method: 'GET', path: `${LIST}/1` },
   { method: 'GET', path: '/api/import-template-logs' },
   { method: 'DELETE', path: `${LIST}/3` },
   { method: 'GET', path: `${LIST}/3` },
-  { method: 'POST', path: '/api/notifications', body: { to: [1], title: 'Hi', message: 'there', level: 'success', action: { kind: 'url', url: 'https://example.test' } } },
+  {
+    method: 'POST',
+    path: '/api/notifications',
+    body: {
+      to: [1],
+      title: 'Hi',
+      message: 'there',
+      level: 'success',
+      action: { kind: 'url', url: 'https://example.test' },
+    },
+  },
   { method: 'GET', path: '/api/users' },
   { method: 'GET', path: '/api/units' },
   { method: 'DELETE', path: '/api/companies/1' },
 ];
 
-describe('issue 8: the same requests give byte-identical JSON bodies on SQLite, PostgreSQL and MariaDB/MySQL', { skip }, () => {
+describe('issue 8: the same requests give byte-identical JSON bodies on SQLite, PostgreSQL and MariaDB/MySQL', {
+  skip,
+}, () => {
   const servers: Array<{ engine: TestEngine; server: TestServer; database: TestDatabase }> = [];
 
   before(async () => {
@@ -111,16 +144,30 @@ describe('issue 8: the same requests give byte-identical JSON bodies on SQLite, 
     for (const step of SCRIPT) {
       const replies = [];
       for (const { engine, server } of servers) {
-        const reply = await server.request(step.method, step.path, step.body === undefined ? {} : { body: step.body });
+        const reply = await server.request(
+          step.method,
+          step.path,
+          step.body === undefined ? {} : { body: step.body },
+        );
         replies.push({ engine, status: reply.status, body: normalised(reply.text) });
       }
       const [reference, ...others] = replies;
       assert.ok(reference);
-      assert.ok(reference.status < 500, `${step.method} ${step.path}: ${reference.status} ${reference.body}`);
+      assert.ok(
+        reference.status < 500,
+        `${step.method} ${step.path}: ${reference.status} ${reference.body}`,
+      );
       if (reference.status < 300) succeeded += 1;
       for (const other of others) {
-        assert.equal(other.status, reference.status, `${step.method} ${step.path} status on ${other.engine}: ${other.body}`);
-        if (other.body !== reference.body) assert.fail(`${step.method} ${step.path}: ${other.engine} differs from sqlite\n${firstDifference(reference.body, other.body)}`);
+        assert.equal(
+          other.status,
+          reference.status,
+          `${step.method} ${step.path} status on ${other.engine}: ${other.body}`,
+        );
+        if (other.body !== reference.body)
+          assert.fail(
+            `${step.method} ${step.path}: ${other.engine} differs from sqlite\n${firstDifference(reference.body, other.body)}`,
+          );
       }
     }
     // The script is mostly successful requests (the rest are deliberate refusals).

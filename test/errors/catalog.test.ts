@@ -33,7 +33,14 @@ type Name = keyof Catalog;
  * An entry not listed (a new one) is called with one 'sample' string per declared parameter.
  */
 const SAMPLES: { readonly [K in Name]?: readonly Parameters<Catalog[K]>[] } = {
-  validation: [[{ title: ['The title field is required.'], database_name: ['The database name field is required.'] }]],
+  validation: [
+    [
+      {
+        title: ['The title field is required.'],
+        database_name: ['The database name field is required.'],
+      },
+    ],
+  ],
   badRequest: [['The request body must be a JSON object.'], ['Some message of Fastify.']],
   bodyTooLarge: [[1_048_576]],
   unsupportedMediaType: [['text/plain']],
@@ -49,7 +56,16 @@ const SAMPLES: { readonly [K in Name]?: readonly Parameters<Catalog[K]>[] } = {
   driverUnauthenticated: [['Invalid signature.']],
   driverStatementRefused: [['near "selec": syntax error']],
   unitDatabaseUnavailable: [['east']],
-  server: [[], [{ message: 'transformer exploded', exception: 'TypeError', trace: ['at title (src/app.ts:1:1)'] }]],
+  server: [
+    [],
+    [
+      {
+        message: 'transformer exploded',
+        exception: 'TypeError',
+        trace: ['at title (src/app.ts:1:1)'],
+      },
+    ],
+  ],
 };
 
 interface Made {
@@ -62,10 +78,15 @@ interface Made {
 function madeErrors(): Made[] {
   return (Object.keys(errors) as Name[]).flatMap((name) => {
     const make = errors[name] as (...args: unknown[]) => unknown;
-    const samples = (SAMPLES[name] as readonly (readonly unknown[])[] | undefined) ?? [Array.from({ length: make.length }, () => 'sample')];
+    const samples = (SAMPLES[name] as readonly (readonly unknown[])[] | undefined) ?? [
+      Array.from({ length: make.length }, () => 'sample'),
+    ];
     return samples.map((args) => {
       const error = make(...args);
-      assert.ok(error instanceof HttpError, `errors.${name}(${JSON.stringify(args).slice(1, -1)}) does not return an HttpError`);
+      assert.ok(
+        error instanceof HttpError,
+        `errors.${name}(${JSON.stringify(args).slice(1, -1)}) does not return an HttpError`,
+      );
       return { name, args, error };
     });
   });
@@ -165,16 +186,26 @@ function readmeRows(): Row[] {
   const heading = lines.indexOf(SECTION);
   assert.notEqual(heading, -1, `README.md has no "${SECTION}" section`);
   let first = heading + 1;
-  while (first < lines.length && !lines[first]?.startsWith('|') && !/^#{1,6} /.test(lines[first] ?? '')) first++;
+  while (
+    first < lines.length &&
+    !lines[first]?.startsWith('|') &&
+    !/^#{1,6} /.test(lines[first] ?? '')
+  )
+    first++;
   assert.ok(lines[first]?.startsWith('|'), `README "${SECTION}" has no table`);
   const header = cells(lines[first] ?? '').map((c) => c.toLowerCase());
   assert.deepEqual(header, [...COLUMNS], `README "${SECTION}": the table's columns`);
-  const at = (row: string[], column: (typeof COLUMNS)[number]) => row[COLUMNS.indexOf(column)] ?? '';
+  const at = (row: string[], column: (typeof COLUMNS)[number]) =>
+    row[COLUMNS.indexOf(column)] ?? '';
   const rows: Row[] = [];
   for (let i = first + 2; i < lines.length && lines[i]?.startsWith('|'); i++) {
     const where = `README.md:${i + 1}`;
     const row = cells(lines[i] ?? '');
-    assert.equal(row.length, COLUMNS.length, `${where}: ${row.length} cells, not ${COLUMNS.length}`);
+    assert.equal(
+      row.length,
+      COLUMNS.length,
+      `${where}: ${row.length} cells, not ${COLUMNS.length}`,
+    );
     const status = at(row, 'status');
     assert.match(status, /^\d{3}$/, `${where}: the status is not a number`);
     const code = /^`([A-Z][A-Z0-9_]*)`$/.exec(at(row, 'code'))?.[1];
@@ -189,7 +220,14 @@ function readmeRows(): Row[] {
       assert.ok(header, `${where}: "${span}" is not a \`Name: value\` header`);
       headers[(header[1] ?? '').toLowerCase()] = header[2] ?? '';
     }
-    rows.push({ line: i + 1, status: Number(status), code, when: at(row, 'when'), shapes, headers });
+    rows.push({
+      line: i + 1,
+      status: Number(status),
+      code,
+      when: at(row, 'when'),
+      shapes,
+      headers,
+    });
   }
   table = rows;
   return rows;
@@ -197,8 +235,11 @@ function readmeRows(): Row[] {
 
 function bodyMatches(body: Readonly<Record<string, unknown>>, shape: Shape): boolean {
   const keys = Object.keys(body).sort();
-  if (keys.length !== shape.keys.length || keys.some((key, i) => key !== shape.keys[i])) return false;
-  return [...shape.literals].every(([key, pattern]) => typeof body[key] === 'string' && pattern.test(body[key]));
+  if (keys.length !== shape.keys.length || keys.some((key, i) => key !== shape.keys[i]))
+    return false;
+  return [...shape.literals].every(
+    ([key, pattern]) => typeof body[key] === 'string' && pattern.test(body[key]),
+  );
 }
 
 // ---- the sources ---------------------------------------------------------------------------
@@ -250,23 +291,33 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
       calledCodes.add(error.code);
       const where = `README.md:${row.line} ${error.code}`;
       if (row.when === '') problems.push(`${where}: says nothing in "when"`);
-      if (row.status !== error.status) problems.push(`${where}: status ${row.status}, but ${call(made)} sends ${error.status}`);
+      if (row.status !== error.status)
+        problems.push(`${where}: status ${row.status}, but ${call(made)} sends ${error.status}`);
       const matching = row.shapes.filter((shape) => bodyMatches(error.body, shape));
       if (matching.length === 0) {
-        problems.push(`${where}: ${call(made)} sends ${JSON.stringify(error.body)}, documented ${row.shapes.map((s) => s.text).join(' or ')}`);
+        problems.push(
+          `${where}: ${call(made)} sends ${JSON.stringify(error.body)}, documented ${row.shapes.map((s) => s.text).join(' or ')}`,
+        );
       }
       for (const shape of matching) matchedShapes.add(shape);
-      const sent = Object.fromEntries(Object.entries(error.headers).map(([name, value]) => [name.toLowerCase(), value]));
+      const sent = Object.fromEntries(
+        Object.entries(error.headers).map(([name, value]) => [name.toLowerCase(), value]),
+      );
       try {
         assert.deepEqual(row.headers, sent);
       } catch {
-        problems.push(`${where}: headers ${JSON.stringify(row.headers)}, but ${call(made)} sends ${JSON.stringify(sent)}`);
+        problems.push(
+          `${where}: headers ${JSON.stringify(row.headers)}, but ${call(made)} sends ${JSON.stringify(sent)}`,
+        );
       }
     }
     for (const row of readmeRows()) {
       if (!calledCodes.has(row.code)) continue;
       for (const shape of row.shapes) {
-        if (!matchedShapes.has(shape)) problems.push(`README.md:${row.line} ${row.code}: no call sends the documented body ${shape.text}`);
+        if (!matchedShapes.has(shape))
+          problems.push(
+            `README.md:${row.line} ${row.code}: no call sends the documented body ${shape.text}`,
+          );
       }
     }
     assert.deepEqual(problems, []);
@@ -277,7 +328,11 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
     const unknown = readmeRows()
       .filter((row) => !codes.has(row.code))
       .map((row) => `README.md:${row.line} ${row.code}`);
-    assert.deepEqual(unknown, [], 'rows of README "### Errors" for codes the catalog does not have');
+    assert.deepEqual(
+      unknown,
+      [],
+      'rows of README "### Errors" for codes the catalog does not have',
+    );
   });
 
   it('every code in the README error table has one row only', () => {
@@ -285,7 +340,8 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
     const twice: string[] = [];
     for (const row of readmeRows()) {
       const earlier = seen.get(row.code);
-      if (earlier !== undefined) twice.push(`${row.code} at README.md:${earlier} and README.md:${row.line}`);
+      if (earlier !== undefined)
+        twice.push(`${row.code} at README.md:${earlier} and README.md:${row.line}`);
       else seen.set(row.code, row.line);
     }
     assert.deepEqual(twice, []);
@@ -297,15 +353,20 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
     const nameOf = new Map<string, Name>();
     for (const made of madeErrors()) {
       const { name, error } = made;
-      if (!/^[A-Z][A-Z0-9_]*$/.test(error.code)) problems.push(`${call(made)}: code "${error.code}" is not UPPER_SNAKE_CASE`);
+      if (!/^[A-Z][A-Z0-9_]*$/.test(error.code))
+        problems.push(`${call(made)}: code "${error.code}" is not UPPER_SNAKE_CASE`);
       if (!Number.isInteger(error.status) || error.status < 400 || error.status > 599) {
         problems.push(`${call(made)}: status ${String(error.status)} is not a number in 400..599`);
       }
       const earlier = codeOf.get(name);
-      if (earlier !== undefined && earlier !== error.code) problems.push(`errors.${name}: codes ${earlier} and ${error.code} depending on its arguments`);
+      if (earlier !== undefined && earlier !== error.code)
+        problems.push(
+          `errors.${name}: codes ${earlier} and ${error.code} depending on its arguments`,
+        );
       codeOf.set(name, error.code);
       const owner = nameOf.get(error.code);
-      if (owner !== undefined && owner !== name) problems.push(`${error.code}: the code of both errors.${owner} and errors.${name}`);
+      if (owner !== undefined && owner !== name)
+        problems.push(`${error.code}: the code of both errors.${owner} and errors.${name}`);
       nameOf.set(error.code, name);
     }
     assert.deepEqual(problems, []);
@@ -313,7 +374,9 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
 
   it('every error in the catalog is raised somewhere under src/', () => {
     const used = usedNames();
-    const dead = (Object.keys(errors) as Name[]).filter((name) => !used.has(name)).map((name) => `errors.${name}`);
+    const dead = (Object.keys(errors) as Name[])
+      .filter((name) => !used.has(name))
+      .map((name) => `errors.${name}`);
     assert.deepEqual(dead, [], 'catalog entries no file under src/ (but src/errors.ts) uses');
   });
 });

@@ -7,10 +7,10 @@ import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/database/db.js';
-import { startService, type Service } from '../../src/service.js';
+import { type Service, startService } from '../../src/service.js';
 import { httpRequest, JSON_TYPE, type Reply, type RequestOptions } from './http.js';
-import { ADMIN_PASSWORD, type TestServer } from './test-server.js';
 import { insertRow } from './rows.js';
+import { ADMIN_PASSWORD, type TestServer } from './test-server.js';
 
 const now = () => new Date().toISOString();
 
@@ -19,26 +19,46 @@ export function bearer(token: string): Record<string, string> {
 }
 
 export async function seedCompany(db: Db, name: string, active: 'Y' | 'N' = 'Y'): Promise<number> {
-  const row = await insertRow(db, 'companies', { name, active, created_at: now(), updated_at: now() });
+  const row = await insertRow(db, 'companies', {
+    name,
+    active,
+    created_at: now(),
+    updated_at: now(),
+  });
   return row;
 }
 
-export async function seedUnit(db: Db, name: string, companyId: number | null, active: 'Y' | 'N' = 'Y'): Promise<number> {
-  const row = await insertRow(db, 'units', { name, company_id: companyId, active, created_at: now(), updated_at: now() });
+export async function seedUnit(
+  db: Db,
+  name: string,
+  companyId: number | null,
+  active: 'Y' | 'N' = 'Y',
+): Promise<number> {
+  const row = await insertRow(db, 'units', {
+    name,
+    company_id: companyId,
+    active,
+    created_at: now(),
+    updated_at: now(),
+  });
   return row;
 }
 
-export async function seedUser(db: Db, login: string, options: { admin?: 'Y' | 'N'; active?: 'Y' | 'N' } = {}): Promise<number> {
+export async function seedUser(
+  db: Db,
+  login: string,
+  options: { admin?: 'Y' | 'N'; active?: 'Y' | 'N' } = {},
+): Promise<number> {
   const row = await insertRow(db, 'users', {
-      login,
-      name: `User ${login}`,
-      email: `${login}@example.test`,
-      password_hash: 'x',
-      admin: options.admin ?? 'N',
-      active: options.active ?? 'Y',
-      created_at: now(),
-      updated_at: now(),
-    });
+    login,
+    name: `User ${login}`,
+    email: `${login}@example.test`,
+    password_hash: 'x',
+    admin: options.admin ?? 'N',
+    active: options.active ?? 'Y',
+    created_at: now(),
+    updated_at: now(),
+  });
   return row;
 }
 
@@ -56,7 +76,10 @@ export interface IssueOptions {
 }
 
 /** Issues a token through the token service; default: admin (1) in Main (1) with every ability. */
-export async function issue(server: Pick<TestServer, 'service'>, options: IssueOptions = {}): Promise<{ token: string; id: number }> {
+export async function issue(
+  server: Pick<TestServer, 'service'>,
+  options: IssueOptions = {},
+): Promise<{ token: string; id: number }> {
   const grantable = options.grantable ?? grantableAbilities();
   const { token, record } = await createToken(server.service.database, grantable, {
     userId: options.userId ?? 1,
@@ -87,7 +110,11 @@ export async function seedIdentity(
   const unitId = await seedUnit(db, `${name} unit`, companyId);
   const userId = await seedUser(db, name, { admin: options.admin ?? 'N' });
   await linkUnit(db, userId, unitId);
-  const { token, id } = await issue(server, { userId, unitId, ...(options.abilities ? { abilities: options.abilities } : {}) });
+  const { token, id } = await issue(server, {
+    userId,
+    unitId,
+    ...(options.abilities ? { abilities: options.abilities } : {}),
+  });
   return { userId, unitId, companyId, token, tokenId: id };
 }
 
@@ -108,7 +135,13 @@ export function assert429(reply: Reply): void {
 }
 
 /** One request whose socket is bound to `localAddress` (e.g. 127.0.0.2: another client IP). */
-export function requestFrom(localAddress: string, baseUrl: string, method: string, target: string, headers: Record<string, string> = {}): Promise<Reply> {
+export function requestFrom(
+  localAddress: string,
+  baseUrl: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return httpRequest(baseUrl, method, target, { headers, localAddress });
 }
 
@@ -120,8 +153,18 @@ export interface SecondServer {
 }
 
 /** A server over an existing DATA_DIR (another test server's, or one a CLI run made); leaves the files. */
-export async function startServerOn(dataDir: string, env: Record<string, string> = {}, clock?: Clock): Promise<SecondServer> {
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...env });
+export async function startServerOn(
+  dataDir: string,
+  env: Record<string, string> = {},
+  clock?: Clock,
+): Promise<SecondServer> {
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ADMIN_PASSWORD,
+    ...env,
+  });
   const service = await startService(config, { logger: false, ...(clock ? { clock } : {}) });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();

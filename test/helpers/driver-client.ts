@@ -24,12 +24,27 @@ export interface Signing {
 }
 
 /** The three signature headers of `METHOD\nTARGET\nTIMESTAMP\nNONCE\nSHA256HEX(BODY)`. */
-export function signedHeaders(method: string, target: string, body: string, signing: Signing = {}): Record<string, string> {
+export function signedHeaders(
+  method: string,
+  target: string,
+  body: string,
+  signing: Signing = {},
+): Record<string, string> {
   const timestamp = String(signing.timestamp ?? Math.floor(Date.now() / 1000));
   const nonce = signing.nonce ?? randomBytes(12).toString('base64url');
-  const bodyHash = createHash('sha256').update(signing.body ?? body, 'utf8').digest('hex');
-  const text = [(signing.method ?? method).toUpperCase(), signing.target ?? target, timestamp, nonce, bodyHash].join('\n');
-  const signature = createHmac('sha256', signing.secret ?? DRIVER_SECRET).update(text, 'utf8').digest('hex');
+  const bodyHash = createHash('sha256')
+    .update(signing.body ?? body, 'utf8')
+    .digest('hex');
+  const text = [
+    (signing.method ?? method).toUpperCase(),
+    signing.target ?? target,
+    timestamp,
+    nonce,
+    bodyHash,
+  ].join('\n');
+  const signature = createHmac('sha256', signing.secret ?? DRIVER_SECRET)
+    .update(text, 'utf8')
+    .digest('hex');
   return { 'x-svc-timestamp': timestamp, 'x-svc-nonce': nonce, 'x-svc-signature': signature };
 }
 
@@ -43,14 +58,34 @@ export interface DriverSend {
 }
 
 /** One signed request; `target` is the path plus the query exactly as sent. */
-export function driverRequest(baseUrl: string, method: string, target: string, send: DriverSend = {}): Promise<Reply> {
+export function driverRequest(
+  baseUrl: string,
+  method: string,
+  target: string,
+  send: DriverSend = {},
+): Promise<Reply> {
   const payload = send.raw ?? (send.body === undefined ? undefined : JSON.stringify(send.body));
-  const headers = { ...signedHeaders(method, target, payload ?? '', send.signing), ...send.headers };
-  return httpRequest(baseUrl, method, target, payload === undefined ? { headers } : { raw: payload, headers });
+  const headers = {
+    ...signedHeaders(method, target, payload ?? '', send.signing),
+    ...send.headers,
+  };
+  return httpRequest(
+    baseUrl,
+    method,
+    target,
+    payload === undefined ? { headers } : { raw: payload, headers },
+  );
 }
 
-export function driverQuery(baseUrl: string, sql: string, bindings?: unknown[], extra: Record<string, unknown> = {}): Promise<Reply> {
-  return driverRequest(baseUrl, 'POST', `${DRIVER}/query`, { body: { sql, ...(bindings ? { bindings } : {}), ...extra } });
+export function driverQuery(
+  baseUrl: string,
+  sql: string,
+  bindings?: unknown[],
+  extra: Record<string, unknown> = {},
+): Promise<Reply> {
+  return driverRequest(baseUrl, 'POST', `${DRIVER}/query`, {
+    body: { sql, ...(bindings ? { bindings } : {}), ...extra },
+  });
 }
 
 /** Asserts a driver 401 exactly: status, JSON type and `{error}`. */

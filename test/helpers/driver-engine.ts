@@ -19,7 +19,11 @@ interface DeclaredTypes {
 /** Declared types as each engine's catalog writes them (MariaDB's, for the mysql pass). */
 export const declared: DeclaredTypes = {
   sqlite: { id: 'INTEGER', varchar: (n: number) => `varchar(${n})`, timestamp: 'TEXT' },
-  postgres: { id: 'bigint', varchar: (n: number) => `character varying(${n})`, timestamp: 'timestamp(3) with time zone' },
+  postgres: {
+    id: 'bigint',
+    varchar: (n: number) => `character varying(${n})`,
+    timestamp: 'timestamp(3) with time zone',
+  },
   mysql: { id: 'bigint(20)', varchar: (n: number) => `varchar(${n})`, timestamp: 'datetime(3)' },
 }[testEngine];
 
@@ -34,18 +38,28 @@ export async function schemaSnapshot(db: Db): Promise<unknown[]> {
   }
   if (testEngine === 'mysql') {
     return [
-      ...(await rows(sql`select TABLE_NAME, TABLE_TYPE from information_schema.TABLES where TABLE_SCHEMA = database() order by TABLE_NAME`)),
-      ...(await rows(sql`select TABLE_NAME, COLUMN_NAME, COLUMN_TYPE from information_schema.COLUMNS where TABLE_SCHEMA = database() order by TABLE_NAME, ORDINAL_POSITION`)),
-      ...(await rows(sql`select TABLE_NAME, INDEX_NAME, COLUMN_NAME from information_schema.STATISTICS where TABLE_SCHEMA = database() order by TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`)),
+      ...(await rows(
+        sql`select TABLE_NAME, TABLE_TYPE from information_schema.TABLES where TABLE_SCHEMA = database() order by TABLE_NAME`,
+      )),
+      ...(await rows(
+        sql`select TABLE_NAME, COLUMN_NAME, COLUMN_TYPE from information_schema.COLUMNS where TABLE_SCHEMA = database() order by TABLE_NAME, ORDINAL_POSITION`,
+      )),
+      ...(await rows(
+        sql`select TABLE_NAME, INDEX_NAME, COLUMN_NAME from information_schema.STATISTICS where TABLE_SCHEMA = database() order by TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`,
+      )),
     ];
   }
-  return [...(await rows(sql`select type, name, sql from sqlite_schema order by name`)), ...(await rows(sql`pragma user_version`))];
+  return [
+    ...(await rows(sql`select type, name, sql from sqlite_schema order by name`)),
+    ...(await rows(sql`pragma user_version`)),
+  ];
 }
 
 /** A SELECT that runs for seconds before its first row. */
 export const SLOW_SELECT = {
   // A row every few million steps: far slower than the tests' time limits.
-  sqlite: 'with recursive c(x) as (select 1 union all select x + 1 from c) select x from c where x % 5000000 = 0',
+  sqlite:
+    'with recursive c(x) as (select 1 union all select x + 1 from c) select x from c where x % 5000000 = 0',
   postgres: 'select pg_sleep(5) as slept',
   mysql: 'select sleep(5) as slept',
 }[testEngine];

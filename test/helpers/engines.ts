@@ -7,7 +7,8 @@ import pg from 'pg';
 
 export type TestEngine = 'sqlite' | 'postgres' | 'mysql';
 
-export const testEngine: TestEngine = (process.env.SVC_TEST_ENGINE as TestEngine | undefined) ?? 'sqlite';
+export const testEngine: TestEngine =
+  (process.env.SVC_TEST_ENGINE as TestEngine | undefined) ?? 'sqlite';
 
 export interface TestDatabase {
   /** DATABASE_URL for the server; undefined means the default SQLite file in DATA_DIR. */
@@ -17,7 +18,10 @@ export interface TestDatabase {
 
 function serverUrl(engine: 'postgres' | 'mysql'): string {
   const url = engine === 'postgres' ? process.env.TEST_POSTGRES_URL : process.env.TEST_MYSQL_URL;
-  if (!url) throw new Error(`SVC_TEST_ENGINE=${engine} needs ${engine === 'postgres' ? 'TEST_POSTGRES_URL' : 'TEST_MYSQL_URL'}`);
+  if (!url)
+    throw new Error(
+      `SVC_TEST_ENGINE=${engine} needs ${engine === 'postgres' ? 'TEST_POSTGRES_URL' : 'TEST_MYSQL_URL'}`,
+    );
   return url;
 }
 
@@ -34,7 +38,11 @@ function admin(engine: 'postgres' | 'mysql', statements: readonly string[]): Pro
 }
 
 /** Runs statements on the database at `url` (a server URL of `engine`), on a connection of its own. */
-export async function runStatements(engine: 'postgres' | 'mysql', url: string, statements: readonly string[]): Promise<void> {
+export async function runStatements(
+  engine: 'postgres' | 'mysql',
+  url: string,
+  statements: readonly string[],
+): Promise<void> {
   if (engine === 'postgres') {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -53,7 +61,6 @@ export async function runStatements(engine: 'postgres' | 'mysql', url: string, s
   }
 }
 
-
 /** A new empty database on the engine under test. */
 export async function createTestDatabase(engine: TestEngine = testEngine): Promise<TestDatabase> {
   if (engine === 'sqlite') return { url: undefined, drop: async () => {} };
@@ -61,6 +68,11 @@ export async function createTestDatabase(engine: TestEngine = testEngine): Promi
   await admin(engine, [`create database ${name}`]);
   return {
     url: withDatabase(serverUrl(engine), name),
-    drop: () => admin(engine, [engine === 'postgres' ? `drop database if exists ${name} with (force)` : `drop database if exists ${name}`]),
+    drop: () =>
+      admin(engine, [
+        engine === 'postgres'
+          ? `drop database if exists ${name} with (force)`
+          : `drop database if exists ${name}`,
+      ]),
   };
 }

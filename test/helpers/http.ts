@@ -17,15 +17,20 @@ export function httpRequest(
   let payload: string | undefined = options.raw;
   if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined) {
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
     // A socket bound to another local address (127.0.0.2) is another client IP.
     const socket = options.localAddress ? { localAddress: options.localAddress, agent: false } : {};
-    const request = http.request(new URL(target, baseUrl), { method, headers, ...socket }, (response) => {
-      readReply(response).then(resolve, reject);
-    });
+    const request = http.request(
+      new URL(target, baseUrl),
+      { method, headers, ...socket },
+      (response) => {
+        readReply(response).then(resolve, reject);
+      },
+    );
     request.on('error', reject);
     request.end(payload);
   });
@@ -69,6 +74,9 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export function freshTimestamp(value: unknown, since: Date): string {
   assert.equal(typeof value, 'string');
   assert.match(value as string, ISO_UTC);
-  assert.ok(Date.parse(value as string) >= since.getTime() - 1000, `${String(value)} is older than ${since.toISOString()}`);
+  assert.ok(
+    Date.parse(value as string) >= since.getTime() - 1000,
+    `${String(value)} is older than ${since.toISOString()}`,
+  );
   return value as string;
 }

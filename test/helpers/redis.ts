@@ -8,17 +8,26 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? '';
 
 /** `{ skip }` for describe(): false with TEST_REDIS_URL, else the reason. */
 export const redisSuite = {
-  skip: TEST_REDIS_URL === '' ? 'TEST_REDIS_URL is not set: the Redis suites need a Redis server (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)' : false,
+  skip:
+    TEST_REDIS_URL === ''
+      ? 'TEST_REDIS_URL is not set: the Redis suites need a Redis server (e.g. TEST_REDIS_URL=redis://127.0.0.1:6379)'
+      : false,
 } as const;
 
 /** REDIS_URL and a fresh REDIS_PREFIX, for a test's servers. */
-export function redisEnv(prefix = `svc-test-${randomBytes(6).toString('hex')}:`): { REDIS_URL: string; REDIS_PREFIX: string } {
+export function redisEnv(prefix = `svc-test-${randomBytes(6).toString('hex')}:`): {
+  REDIS_URL: string;
+  REDIS_PREFIX: string;
+} {
   return { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: prefix };
 }
 
 /** A direct connection to the test Redis, for looking at and clearing a prefix. */
 export class RedisProbe {
-  private readonly client = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  private readonly client = new Redis(TEST_REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+  });
 
   constructor(readonly prefix: string) {}
 
@@ -27,7 +36,13 @@ export class RedisProbe {
     const found: string[] = [];
     let cursor = '0';
     do {
-      const [next, batch] = await this.client.scan(cursor, 'MATCH', `${this.escaped()}*`, 'COUNT', 1000);
+      const [next, batch] = await this.client.scan(
+        cursor,
+        'MATCH',
+        `${this.escaped()}*`,
+        'COUNT',
+        1000,
+      );
       cursor = next;
       found.push(...batch);
     } while (cursor !== '0');

@@ -10,12 +10,18 @@ export function storedRow(db: Db, values: Record<string, unknown>): Record<strin
   return Object.fromEntries(
     Object.entries(values).map(([column, value]) => [
       column,
-      column.endsWith('_at') && (typeof value === 'string' || value instanceof Date) ? adapter.toTimestamp(new Date(value)) : value,
+      column.endsWith('_at') && (typeof value === 'string' || value instanceof Date)
+        ? adapter.toTimestamp(new Date(value))
+        : value,
     ]),
   );
 }
 
 /** Inserts one row and returns its generated id. */
-export async function insertRow(db: Db, table: string, values: Record<string, unknown>): Promise<number> {
+export async function insertRow(
+  db: Db,
+  table: string,
+  values: Record<string, unknown>,
+): Promise<number> {
   return adapterOf(db).insertReturningId(db, table, storedRow(db, values), 'id');
 }

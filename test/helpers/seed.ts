@@ -7,7 +7,14 @@ const now = () => new Date().toISOString();
 export async function seedUsers(db: Db, logins: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (const login of logins) {
-    const row = await insertRow(db, 'users', { login, name: `User ${login}`, email: `${login}@example.test`, password_hash: 'x', created_at: now(), updated_at: now() });
+    const row = await insertRow(db, 'users', {
+      login,
+      name: `User ${login}`,
+      email: `${login}@example.test`,
+      password_hash: 'x',
+      created_at: now(),
+      updated_at: now(),
+    });
     ids.push(row);
   }
   return ids;

@@ -1,6 +1,6 @@
 // `svc serve` as an operator runs it: a real process (through tsx) over a temporary DATA_DIR on a
 // free port, its JSON log lines collected so tests wait on events (a line, the exit), not sleeps.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,11 +60,18 @@ export class ServeProcess {
   }
 
   /** Starts `svc serve <args>` and resolves once it listens (for --workers: every worker). */
-  static async start(args: readonly string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+  static async start(
+    args: readonly string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<ServeProcess> {
     const serve = ServeProcess.launch(args, env);
     const pool = args.some((a) => a.startsWith('--workers'));
-    const ready = await serve.waitFor(pool ? 'the pool listening' : 'the server listening', (line) =>
-      pool ? line.pid === serve.pid && line.msg === 'listening' : line.msg.startsWith('Server listening at '),
+    const ready = await serve.waitFor(
+      pool ? 'the pool listening' : 'the server listening',
+      (line) =>
+        pool
+          ? line.pid === serve.pid && line.msg === 'listening'
+          : line.msg.startsWith('Server listening at '),
     );
     serve.url = pool ? String(ready.address) : ready.msg.slice('Server listening at '.length);
     return serve;
@@ -74,7 +81,15 @@ export class ServeProcess {
   static launch(args: readonly string[] = [], env: Record<string, string> = {}): ServeProcess {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-test-'));
     const base: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of ['DATABASE_URL', 'DB_CONNECTIONS', 'TENANT_ISOLATION', 'APP_SECRET', 'WORKERS', 'HOST']) delete base[name];
+    for (const name of [
+      'DATABASE_URL',
+      'DB_CONNECTIONS',
+      'TENANT_ISOLATION',
+      'APP_SECRET',
+      'WORKERS',
+      'HOST',
+    ])
+      delete base[name];
     const child = spawn(process.execPath, [...SVC, 'serve', ...args], {
       cwd: ROOT,
       env: { ...base, DATA_DIR: dataDir, PORT: '0', ADMIN_PASSWORD, LOG_LEVEL: 'info', ...env },
@@ -90,17 +105,26 @@ export class ServeProcess {
   /** The first log line matching `match`, now or when it comes; fails if the process exits first. */
   waitFor(what: string, match: (line: LogLine) => boolean, timeoutMs = WAIT_MS): Promise<LogLine> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)),
+        timeoutMs,
+      );
       const finish = (error: Error | null, line?: LogLine) => {
         clearTimeout(timer);
         this.waiters.delete(check);
-        if (error) reject(new Error(`${error.message}\nlog:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${this.stderr}`));
+        if (error)
+          reject(
+            new Error(
+              `${error.message}\nlog:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${this.stderr}`,
+            ),
+          );
         else resolve(line as LogLine);
       };
       const check = () => {
         const line = this.lines.find(match);
         if (line) finish(null, line);
-        else if (this.exit) finish(new Error(`svc serve exited (${JSON.stringify(this.exit)}) before ${what}`));
+        else if (this.exit)
+          finish(new Error(`svc serve exited (${JSON.stringify(this.exit)}) before ${what}`));
       };
       this.waiters.add(check);
       check();

@@ -23,7 +23,8 @@ const SQL: Record<ServerEngine, EngineSql> = {
     lock: (table) => ['begin', `lock table ${table} in access exclusive mode`],
     unlock: 'rollback',
     lockInserts: (table) => ['begin', `lock table ${table} in share mode`],
-    others: 'select pid as id from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    others:
+      'select pid as id from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     terminate: (id) => `select pg_terminate_backend(${id})`,
   },
   mysql: {
@@ -33,7 +34,8 @@ const SQL: Record<ServerEngine, EngineSql> = {
     // (REPEATABLE READ). LOCK TABLES would not do: MariaDB then also holds up inserts into the
     // tables its foreign keys refer to.
     lockInserts: (table) => ['begin', `select id from ${table} for update`],
-    others: 'select id from information_schema.processlist where db = database() and id <> connection_id()',
+    others:
+      'select id from information_schema.processlist where db = database() and id <> connection_id()',
     terminate: (id) => `kill connection ${id}`,
   },
 };
@@ -50,7 +52,10 @@ export interface ServerConnection {
   close(): Promise<void>;
 }
 
-export async function openServerConnection(engine: ServerEngine, url: string): Promise<ServerConnection> {
+export async function openServerConnection(
+  engine: ServerEngine,
+  url: string,
+): Promise<ServerConnection> {
   const sql = SQL[engine];
   let query: (text: string) => Promise<Array<Record<string, unknown>>>;
   let close: () => Promise<void>;

@@ -4,7 +4,7 @@
 // otherwise. Built on node:http so every Set-Cookie line arrives separately.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { readReply, type Reply } from './http.js';
+import { type Reply, readReply } from './http.js';
 import { ADMIN_PASSWORD } from './test-server.js';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -37,14 +37,23 @@ export function parseSetCookie(line: string): SetCookie {
     const key = (at === -1 ? part : part.slice(0, at)).trim().toLowerCase();
     attributes.set(key, at === -1 ? '' : part.slice(at + 1).trim());
   }
-  return { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim(), attributes, raw: line };
+  return {
+    name: pair.slice(0, eq).trim(),
+    value: pair.slice(eq + 1).trim(),
+    attributes,
+    raw: line,
+  };
 }
 
 /** True when a Set-Cookie line removes the cookie (empty value, Max-Age<=0, or Expires past). */
 function clears(cookie: SetCookie): boolean {
   const maxAge = cookie.attributes.get('max-age');
   const expires = cookie.attributes.get('expires');
-  return cookie.value === '' || (maxAge !== undefined && Number(maxAge) <= 0) || (expires !== undefined && Date.parse(expires) <= Date.now());
+  return (
+    cookie.value === '' ||
+    (maxAge !== undefined && Number(maxAge) <= 0) ||
+    (expires !== undefined && Date.parse(expires) <= Date.now())
+  );
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -69,7 +78,11 @@ export class SessionClient {
   /** Logs in and asserts it worked (set-up, not the behaviour under test). */
   async signIn(login = 'admin', password = ADMIN_PASSWORD): Promise<this> {
     const reply = await this.login(login, password);
-    assert.equal(reply.status, 200, `login as ${login}: ${reply.status} ${reply.text.slice(0, 300)}`);
+    assert.equal(
+      reply.status,
+      200,
+      `login as ${login}: ${reply.status} ${reply.text.slice(0, 300)}`,
+    );
     return this;
   }
 
@@ -95,7 +108,8 @@ export class SessionClient {
 
   request(method: string, target: string, options: SessionRequestOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = {};
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    if (this.cookies.size > 0)
+      headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
     const csrf = options.csrf === undefined ? this.csrfToken : options.csrf;
     if (WRITES.has(method) && typeof csrf === 'string') headers['x-csrf-token'] = csrf;
     Object.assign(headers, options.headers);
@@ -105,10 +119,14 @@ export class SessionClient {
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     return new Promise((resolve, reject) => {
-      const request = http.request(new URL(target, this.baseUrl), { method, headers, agent: false }, (response) => {
-        this.keep(response.headers['set-cookie'] ?? []);
-        readReply(response).then(resolve, reject);
-      });
+      const request = http.request(
+        new URL(target, this.baseUrl),
+        { method, headers, agent: false },
+        (response) => {
+          this.keep(response.headers['set-cookie'] ?? []);
+          readReply(response).then(resolve, reject);
+        },
+      );
       request.on('error', reject);
       request.end(payload);
     });
@@ -140,6 +158,10 @@ export class SessionClient {
 }
 
 /** A new client logged in as `login` (default: the bootstrap admin). */
-export async function signedIn(baseUrl: string, login = 'admin', password = ADMIN_PASSWORD): Promise<SessionClient> {
+export async function signedIn(
+  baseUrl: string,
+  login = 'admin',
+  password = ADMIN_PASSWORD,
+): Promise<SessionClient> {
   return new SessionClient(baseUrl).signIn(login, password);
 }

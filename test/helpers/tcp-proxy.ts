@@ -99,7 +99,12 @@ export function throughProxy(url: string, proxy: TcpProxy): string {
   return parsed.toString();
 }
 
-const DEFAULT_PORTS: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'mysql:': 3306, 'mariadb:': 3306 };
+const DEFAULT_PORTS: Record<string, number> = {
+  'postgres:': 5432,
+  'postgresql:': 5432,
+  'mysql:': 3306,
+  'mariadb:': 3306,
+};
 
 /** A proxy to the server of database `url`, and the same URL through the proxy. */
 export async function proxyDatabase(url: string): Promise<{ proxy: TcpProxy; url: string }> {

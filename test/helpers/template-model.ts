@@ -10,14 +10,17 @@ export type Cells = Record<string, Cell>;
 
 /** LIKE as the spec reads it: % any run, _ one character, case-insensitive (DESIGN 3.5). */
 export function likes(value: string, pattern: string): boolean {
-  const source = [...pattern.toLowerCase()].map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = [...pattern.toLowerCase()]
+    .map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`, 'su').test(value.toLowerCase());
 }
 
 // MariaDB/MySQL compare text in a PAD SPACE collation (utf8mb4_bin): =, <, >, IN and ORDER BY
 // ignore trailing spaces ('' = ' '), LIKE does not (README "Database engines"). With no character
 // below the space in these values, that is comparing with trailing spaces removed.
-export const comparable = (x: unknown): unknown => (testEngine === 'mysql' && typeof x === 'string' ? x.replace(/ +$/, '') : x);
+export const comparable = (x: unknown): unknown =>
+  testEngine === 'mysql' && typeof x === 'string' ? x.replace(/ +$/, '') : x;
 
 /** Code point order (UTF-8 byte order), not JavaScript's UTF-16 code unit order. */
 export function compareCodePoints(a: string, b: string): number {
@@ -48,16 +51,26 @@ export function holds(value: Cell, op: string, operand: unknown): boolean {
   const same = (o: unknown) => compareCells(value, o as string | number) === 0;
   const order = () => compareCells(value, operand as string | number);
   switch (op) {
-    case '=': return same(operand);
-    case '!=': return !same(operand);
-    case '<': return order() < 0;
-    case '<=': return order() <= 0;
-    case '>': return order() > 0;
-    case '>=': return order() >= 0;
-    case 'like': return likes(String(value), String(operand));
-    case 'not like': return !likes(String(value), String(operand));
-    case 'in': return (operand as unknown[]).some(same);
-    case 'not in': return !(operand as unknown[]).some(same);
+    case '=':
+      return same(operand);
+    case '!=':
+      return !same(operand);
+    case '<':
+      return order() < 0;
+    case '<=':
+      return order() <= 0;
+    case '>':
+      return order() > 0;
+    case '>=':
+      return order() >= 0;
+    case 'like':
+      return likes(String(value), String(operand));
+    case 'not like':
+      return !likes(String(value), String(operand));
+    case 'in':
+      return (operand as unknown[]).some(same);
+    case 'not in':
+      return !(operand as unknown[]).some(same);
   }
   throw new Error(`no reference for ${op}`);
 }
@@ -71,7 +84,11 @@ export interface Ordering {
  * `rows` as a list sorted by `order` answers them: nulls sort low (first ascending, last
  * descending), and the id breaks ties in the same direction (src/engine/actions/list.ts).
  */
-export function sortRows<T extends { id: number }>(rows: readonly T[], order: Ordering, cell: (row: T, column: string) => Cell): T[] {
+export function sortRows<T extends { id: number }>(
+  rows: readonly T[],
+  order: Ordering,
+  cell: (row: T, column: string) => Cell,
+): T[] {
   const sign = order.direction === 'desc' ? -1 : 1;
   return [...rows].sort((a, b) => {
     const x = cell(a, order.column);

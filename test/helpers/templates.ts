@@ -56,7 +56,11 @@ const STAMP = '2024-01-01T00:00:00.000Z';
 
 export async function creatorOf(db: Db, userId: number | null): Promise<TemplateRecord['creator']> {
   if (userId === null) return null;
-  const row = await db.selectFrom('users').select(['id', 'login', 'name']).where('id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'login', 'name'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
   return row ? { id: Number(row.id), login: String(row.login), name: String(row.name) } : null;
 }
 
@@ -76,7 +80,11 @@ export async function insertTemplate(db: Db, seed: TemplateSeed): Promise<Templa
   };
   const inserted = await insertRow(db, 'import_templates', master);
   const id = inserted;
-  const detail = async (table: string, column: 'group_id' | 'user_id', values: number[]): Promise<DetailRow[]> => {
+  const detail = async (
+    table: string,
+    column: 'group_id' | 'user_id',
+    values: number[],
+  ): Promise<DetailRow[]> => {
     const rows: DetailRow[] = [];
     for (const value of values) {
       const row = await insertRow(db, table, { template_id: id, [column]: value });
@@ -87,7 +95,12 @@ export async function insertTemplate(db: Db, seed: TemplateSeed): Promise<Templa
   const groups = await detail('import_template_groups', 'group_id', seed.groups ?? []);
   const users = await detail('import_template_users', 'user_id', seed.users ?? []);
   for (let i = 0; i < (seed.logs ?? 0); i++) {
-    await insertRow(db, 'import_template_logs', { template_id: id, unit_id: 1, status: 'succeeded', created_at: STAMP });
+    await insertRow(db, 'import_template_logs', {
+      template_id: id,
+      unit_id: 1,
+      status: 'succeeded',
+      created_at: STAMP,
+    });
   }
   return {
     id,
@@ -117,10 +130,25 @@ export async function counts(db: Db): Promise<Record<string, number>> {
 }
 
 /** The stored detail rows of one template, in key order, as the resource serialises them. */
-export async function storedDetails(db: Db, templateId: number): Promise<{ groups: DetailRow[]; users: DetailRow[] }> {
+export async function storedDetails(
+  db: Db,
+  templateId: number,
+): Promise<{ groups: DetailRow[]; users: DetailRow[] }> {
   const read = async (table: string, column: 'group_id' | 'user_id'): Promise<DetailRow[]> => {
-    const rows = await db.selectFrom(table).selectAll().where('template_id', '=', templateId).orderBy('id').execute();
-    return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), template_id: Number(r.template_id), [column]: Number(r[column]) }));
+    const rows = await db
+      .selectFrom(table)
+      .selectAll()
+      .where('template_id', '=', templateId)
+      .orderBy('id')
+      .execute();
+    return rows.map((r: Record<string, unknown>) => ({
+      id: Number(r.id),
+      template_id: Number(r.template_id),
+      [column]: Number(r[column]),
+    }));
   };
-  return { groups: await read('import_template_groups', 'group_id'), users: await read('import_template_users', 'user_id') };
+  return {
+    groups: await read('import_template_groups', 'group_id'),
+    users: await read('import_template_users', 'user_id'),
+  };
 }

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyServerOptions } from 'fastify';
-import { loadConfig } from '../../src/config/config.js';
 import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
-import { startService, type Service } from '../../src/service.js';
+import { loadConfig } from '../../src/config/config.js';
+import { type Service, startService } from '../../src/service.js';
 import { createTestDatabase } from './engines.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
@@ -56,12 +56,25 @@ export interface TestServerOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
 
-export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
   const database = env.DATABASE_URL ? null : await createTestDatabase();
   const databaseEnv = database?.url ? { DATABASE_URL: database.url } : {};
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ADMIN_PASSWORD, ...databaseEnv, ...env });
-  const service = await startService(config, { logger: options.logger ?? false, ...(options.clock ? { clock: options.clock } : {}) });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ADMIN_PASSWORD,
+    ...databaseEnv,
+    ...env,
+  });
+  const service = await startService(config, {
+    logger: options.logger ?? false,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -77,8 +90,12 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     async request(method, target, options = {}) {
       const headers: Record<string, string> = { ...server.defaultHeaders, ...options.headers };
       let payload: string | undefined = options.raw;
-      if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
-      if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      if (payload === undefined && options.body !== undefined)
+        payload = JSON.stringify(options.body);
+      if (
+        payload !== undefined &&
+        !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+      ) {
         headers['content-type'] = 'application/json';
       }
       const response = await fetch(url + target, { method, headers, body: payload });

@@ -11,7 +11,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../../src/database/database.js';
 import type { Db } from '../../src/database/db.js';
 import { issue } from './bearer.js';
-import { createTestDatabase, testEngine, type TestDatabase } from './engines.js';
+import { createTestDatabase, type TestDatabase, testEngine } from './engines.js';
 import { insertRow } from './rows.js';
 import { seedGroups } from './seed.js';
 import { seedLoginUser } from './session-seed.js';
@@ -29,13 +29,17 @@ export const UNIT_SETUPS: readonly UnitSetup[] = [
   {
     name: 'main PostgreSQL + unit SQLite',
     main: 'postgres',
-    skip: process.env.TEST_POSTGRES_URL ? false : 'TEST_POSTGRES_URL is not set: the PostgreSQL + SQLite set-up is skipped',
+    skip: process.env.TEST_POSTGRES_URL
+      ? false
+      : 'TEST_POSTGRES_URL is not set: the PostgreSQL + SQLite set-up is skipped',
   },
 ];
 
 /** false in the SQLite pass of test/run.mjs; the reason to skip in the others. */
 export const ONCE: string | false =
-  testEngine === 'sqlite' ? false : 'runs once, in the SQLite pass: the unit-database suites choose their own engines';
+  testEngine === 'sqlite'
+    ? false
+    : 'runs once, in the SQLite pass: the unit-database suites choose their own engines';
 
 export interface UnitServer {
   readonly server: TestServer;
@@ -61,21 +65,37 @@ export interface UnitServer {
   close(): Promise<void>;
 }
 
-export async function startUnitServer(setup: UnitSetup, env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<UnitServer> {
+export async function startUnitServer(
+  setup: UnitSetup,
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<UnitServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-units-'));
   const eastFile = path.join(dir, 'east.sqlite');
   const eastUrl = `sqlite:${eastFile}`;
   // SQLite: startTestServer's own default file in DATA_DIR. PostgreSQL: a fresh database, ours to drop.
-  const mainDatabase: TestDatabase | null = setup.main === 'sqlite' ? null : await createTestDatabase(setup.main);
+  const mainDatabase: TestDatabase | null =
+    setup.main === 'sqlite' ? null : await createTestDatabase(setup.main);
   const server = await startTestServer(
-    { DB_CONNECTIONS: JSON.stringify({ east: eastUrl }), ...(mainDatabase?.url ? { DATABASE_URL: mainDatabase.url } : {}), ...env },
+    {
+      DB_CONNECTIONS: JSON.stringify({ east: eastUrl }),
+      ...(mainDatabase?.url ? { DATABASE_URL: mainDatabase.url } : {}),
+      ...env,
+    },
     options,
   );
   const main = server.service.database.db;
   const east = server.service.unitDatabases.for('east');
   assert.ok(!('unknownConnection' in east), 'the service opened connection east');
   const now = new Date().toISOString();
-  const eastUnitId = await insertRow(main, 'units', { name: 'East', company_id: 1, connection: 'east', active: 'Y', created_at: now, updated_at: now });
+  const eastUnitId = await insertRow(main, 'units', {
+    name: 'East',
+    company_id: 1,
+    connection: 'east',
+    active: 'Y',
+    created_at: now,
+    updated_at: now,
+  });
   const eveId = await seedLoginUser(main, 'eve', [eastUnitId]);
   const { token: eveToken } = await issue(server, { userId: eveId, unitId: eastUnitId });
   const [groupId] = (await seedGroups(main, ['Sales'])) as [number];
@@ -93,13 +113,18 @@ export async function startUnitServer(setup: UnitSetup, env: Record<string, stri
     eastRows(table) {
       const reader = new BetterSqlite3(eastFile, { readonly: true });
       try {
-        return reader.prepare(`select * from "${table}" order by id`).all() as Array<Record<string, unknown>>;
+        return reader.prepare(`select * from "${table}" order by id`).all() as Array<
+          Record<string, unknown>
+        >;
       } finally {
         reader.close();
       }
     },
     mainRows: (table) => main.selectFrom(table).selectAll().orderBy('id').execute(),
-    statements: () => ({ system: server.service.database.statementCount(), unit: east.statementCount() }),
+    statements: () => ({
+      system: server.service.database.statementCount(),
+      unit: east.statementCount(),
+    }),
     async close() {
       await server.close();
       await mainDatabase?.drop();
@@ -107,4 +132,3 @@ export async function startUnitServer(setup: UnitSetup, env: Record<string, stri
     },
   };
 }
-

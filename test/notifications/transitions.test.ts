@@ -8,10 +8,15 @@
 // id behaves as a missing one (404) and is left untouched.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { readCasts } from '../../src/model/casts.js';
 import { assertJson, freshTimestamp, type Reply } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { login, seedLoginUser, sessionRequest, type Session } from '../realtime/realtime-clients.js';
-import { readCasts } from '../../src/model/casts.js';
+import {
+  login,
+  type Session,
+  seedLoginUser,
+  sessionRequest,
+} from '../realtime/realtime-clients.js';
 
 const NOT_FOUND = { error: 'Resource not found' };
 
@@ -19,15 +24,31 @@ describe('notification states and the helper endpoints', () => {
   let server: TestServer;
   let alice: Session;
   let bob: Session;
-  const as = (session: Session | null, method: string, path: string, headers: Record<string, string> = {}): Promise<Reply> =>
-    sessionRequest(server.url, session, method, path, undefined, headers);
+  const as = (
+    session: Session | null,
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => sessionRequest(server.url, session, method, path, undefined, headers);
   const send = async (to: number, title = 'Note') => {
-    const [record] = await server.service.notifications.send({ to, title, message: `${title} message` });
+    const [record] = await server.service.notifications.send({
+      to,
+      title,
+      message: `${title} message`,
+    });
     assert.ok(record);
     return record;
   };
   const readAtOf = async (id: number) =>
-    readCasts.datetime((await server.service.database.db.selectFrom('notifications').select('read_at').where('id', '=', id).executeTakeFirstOrThrow()).read_at);
+    readCasts.datetime(
+      (
+        await server.service.database.db
+          .selectFrom('notifications')
+          .select('read_at')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).read_at,
+    );
 
   before(async () => {
     server = await startTestServer({}, { anonymous: true });
@@ -44,7 +65,10 @@ describe('notification states and the helper endpoints', () => {
   it('(none) -> unread: a sent notification is listed unread and counted', async () => {
     const record = await send(alice.userId);
     const list = await as(alice, 'GET', '/app/notifications');
-    assertJson(list, 200, { data: [record], meta: { total: 1, per_page: 15, current_page: 1, last_page: 1, unread_count: 1 } });
+    assertJson(list, 200, {
+      data: [record],
+      meta: { total: 1, per_page: 15, current_page: 1, last_page: 1, unread_count: 1 },
+    });
     assert.equal(record.read_at, null);
   });
 
@@ -55,7 +79,10 @@ describe('notification states and the helper endpoints', () => {
     const reply = await as(alice, 'POST', `/app/notifications/${record.id}/read`);
     assertJson(reply, 200);
     const readAt = freshTimestamp(reply.body.data.read_at, since);
-    assert.deepStrictEqual(reply.body, { data: { ...record, read_at: readAt }, meta: { unread_count: 1 } });
+    assert.deepStrictEqual(reply.body, {
+      data: { ...record, read_at: readAt },
+      meta: { unread_count: 1 },
+    });
     const again = await as(alice, 'POST', `/app/notifications/${record.id}/read`);
     assertJson(again, 200, { data: { ...record, read_at: readAt }, meta: { unread_count: 1 } });
   });
@@ -66,19 +93,29 @@ describe('notification states and the helper endpoints', () => {
     const reply = await as(alice, 'GET', `/app/notifications/${record.id}`);
     assertJson(reply, 200);
     freshTimestamp(reply.body.data.read_at, since);
-    assert.deepStrictEqual(reply.body, { data: { ...record, read_at: reply.body.data.read_at }, meta: { unread_count: 0 } });
+    assert.deepStrictEqual(reply.body, {
+      data: { ...record, read_at: reply.body.data.read_at },
+      meta: { unread_count: 0 },
+    });
     assert.equal(await readAtOf(record.id), reply.body.data.read_at);
   });
 
   it('unread -> read for all of the caller’s notifications through mark-all-read, no one else’s', async () => {
-    const mine = [await send(alice.userId, 'a'), await send(alice.userId, 'b'), await send(alice.userId, 'c')];
+    const mine = [
+      await send(alice.userId, 'a'),
+      await send(alice.userId, 'b'),
+      await send(alice.userId, 'c'),
+    ];
     await as(alice, 'POST', `/app/notifications/${mine[0]?.id}/read`);
     const bobs = await send(bob.userId);
     const reply = await as(alice, 'POST', '/app/notifications/mark-all-read');
     assertJson(reply, 200, { marked: 2, meta: { unread_count: 0 } });
     for (const record of mine) assert.notEqual(await readAtOf(record.id), null);
     assert.equal(await readAtOf(bobs.id), null, 'Bob’s stays unread');
-    assertJson(await as(alice, 'POST', '/app/notifications/mark-all-read'), 200, { marked: 0, meta: { unread_count: 0 } });
+    assertJson(await as(alice, 'POST', '/app/notifications/mark-all-read'), 200, {
+      marked: 0,
+      meta: { unread_count: 0 },
+    });
   });
 
   it('read -> unread through POST /app/notifications/{id}/unread', async () => {
@@ -87,7 +124,10 @@ describe('notification states and the helper endpoints', () => {
     const reply = await as(alice, 'POST', `/app/notifications/${record.id}/unread`);
     assertJson(reply, 200, { data: { ...record, read_at: null }, meta: { unread_count: 1 } });
     assert.equal(await readAtOf(record.id), null);
-    assertJson(await as(alice, 'POST', `/app/notifications/${record.id}/unread`), 200, { data: { ...record, read_at: null }, meta: { unread_count: 1 } });
+    assertJson(await as(alice, 'POST', `/app/notifications/${record.id}/unread`), 200, {
+      data: { ...record, read_at: null },
+      meta: { unread_count: 1 },
+    });
   });
 
   it('answers 404 for another user’s notification on every endpoint and leaves it as it was', async () => {
@@ -104,7 +144,10 @@ describe('notification states and the helper endpoints', () => {
     assertJson(await as(alice, 'POST', `/app/notifications/${bobs.id}/unread`), 404, NOT_FOUND);
     assert.equal(await readAtOf(bobs.id), readAt);
     const list = await as(alice, 'GET', '/app/notifications');
-    assertJson(list, 200, { data: [], meta: { total: 0, per_page: 15, current_page: 1, last_page: 1, unread_count: 0 } });
+    assertJson(list, 200, {
+      data: [],
+      meta: { total: 0, per_page: 15, current_page: 1, last_page: 1, unread_count: 0 },
+    });
   });
 
   for (const id of ['999999', 'abc', '1.5', '-1', '0x10']) {
@@ -121,10 +164,22 @@ describe('notification states and the helper endpoints', () => {
     await as(alice, 'POST', `/app/notifications/${records[0]?.id}/read`);
     const page = await as(alice, 'GET', '/app/notifications?per_page=2&page=2');
     assertJson(page, 200);
-    assert.deepStrictEqual(page.body.data.map((r: { data: { title: string } }) => r.data.title), ['n3', 'n2']);
-    assert.deepStrictEqual(page.body.meta, { total: 5, per_page: 2, current_page: 2, last_page: 3, unread_count: 4 });
+    assert.deepStrictEqual(
+      page.body.data.map((r: { data: { title: string } }) => r.data.title),
+      ['n3', 'n2'],
+    );
+    assert.deepStrictEqual(page.body.meta, {
+      total: 5,
+      per_page: 2,
+      current_page: 2,
+      last_page: 3,
+      unread_count: 4,
+    });
     const beyond = await as(alice, 'GET', '/app/notifications?per_page=2&page=9');
-    assertJson(beyond, 200, { data: [], meta: { total: 5, per_page: 2, current_page: 9, last_page: 3, unread_count: 4 } });
+    assertJson(beyond, 200, {
+      data: [],
+      meta: { total: 5, per_page: 2, current_page: 9, last_page: 3, unread_count: 4 },
+    });
     const capped = await as(alice, 'GET', '/app/notifications?per_page=500');
     assert.equal(capped.body.meta.per_page, 200);
   });
@@ -139,15 +194,23 @@ describe('notification states and the helper endpoints', () => {
       ['POST', '/app/notifications/mark-all-read'],
     ] as const) {
       assertJson(await as(null, method, path), 401, { message: 'Unauthenticated.' });
-      assertJson(await as(null, method, path, { authorization: 'Bearer svc_api_x' }), 401, { message: 'Unauthenticated.' });
+      assertJson(await as(null, method, path, { authorization: 'Bearer svc_api_x' }), 401, {
+        message: 'Unauthenticated.',
+      });
     }
     assert.equal(await readAtOf(record.id), null);
   });
 
   it('answers 419 to the writes without the CSRF header', async () => {
     const record = await send(alice.userId);
-    for (const path of [`/app/notifications/${record.id}/read`, `/app/notifications/${record.id}/unread`, '/app/notifications/mark-all-read']) {
-      assertJson(await as(null, 'POST', path, { cookie: alice.cookie }), 419, { message: 'CSRF token mismatch.' });
+    for (const path of [
+      `/app/notifications/${record.id}/read`,
+      `/app/notifications/${record.id}/unread`,
+      '/app/notifications/mark-all-read',
+    ]) {
+      assertJson(await as(null, 'POST', path, { cookie: alice.cookie }), 419, {
+        message: 'CSRF token mismatch.',
+      });
     }
     assert.equal(await readAtOf(record.id), null);
   });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, describe, it } from 'node:test';
-import { readReply, type Reply } from '../helpers/http.js';
+import { type Reply, readReply } from '../helpers/http.js';
 import { ServeProcess } from '../helpers/serve-process.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
 import { APP_KEY, RawSocket, REALTIME_ENV } from '../realtime/realtime-clients.js';
@@ -21,7 +21,11 @@ function heldLogin(url: string) {
   const request = http.request(new URL('/app/login', url), {
     method: 'POST',
     agent: false,
-    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(LOGIN)), expect: '100-continue' },
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(LOGIN)),
+      expect: '100-continue',
+    },
   });
   const inFlight = new Promise<void>((resolve) => request.once('continue', resolve));
   const reply = new Promise<Reply>((resolve, reject) => {
@@ -52,7 +56,10 @@ describe('graceful shutdown of svc serve', { concurrency: true }, () => {
     assert.equal(reply.status, 200, reply.text);
     assert.equal(reply.body.user.login, 'admin');
     assert.deepStrictEqual(await server.exited, { code: 0, signal: null });
-    assert.ok(server.lines.some((line) => line.msg.startsWith('stopped:')), 'logs the end of the shutdown');
+    assert.ok(
+      server.lines.some((line) => line.msg.startsWith('stopped:')),
+      'logs the end of the shutdown',
+    );
   });
 
   it('SIGTERM sends every WebSocket client a close frame with code 4200 (Pusher: reconnect at once), then the process exits 0', async () => {
@@ -69,14 +76,22 @@ describe('graceful shutdown of svc serve', { concurrency: true }, () => {
       assert.equal((await socket.closed).code, 4200);
     }
     assert.deepStrictEqual(await server.exited, { code: 0, signal: null });
-    assert.equal((await server.waitFor('the shutdown line', (line) => line.msg.startsWith('shutting down'))).websocketClients, 2);
+    assert.equal(
+      (await server.waitFor('the shutdown line', (line) => line.msg.startsWith('shutting down')))
+        .websocketClients,
+      2,
+    );
   });
 
   it('SIGINT shuts down the same way and the process exits 0', async () => {
     const server = await serve();
     server.signal('SIGINT');
     assert.deepStrictEqual(await server.exited, { code: 0, signal: null });
-    assert.equal((await server.waitFor('the shutdown line', (line) => line.msg.startsWith('shutting down'))).signal, 'SIGINT');
+    assert.equal(
+      (await server.waitFor('the shutdown line', (line) => line.msg.startsWith('shutting down')))
+        .signal,
+      'SIGINT',
+    );
   });
 
   it('a request still open after SHUTDOWN_TIMEOUT_MS has its connection cut and the process exits 1', async () => {
@@ -87,6 +102,9 @@ describe('graceful shutdown of svc serve', { concurrency: true }, () => {
     // The body never comes: the request cannot finish.
     await assert.rejects(login.reply, /socket hang up|ECONNRESET/);
     assert.deepStrictEqual(await server.exited, { code: 1, signal: null });
-    assert.ok(server.lines.some((line) => line.msg.startsWith('shutdown timeout')), 'logs the cut');
+    assert.ok(
+      server.lines.some((line) => line.msg.startsWith('shutdown timeout')),
+      'logs the cut',
+    );
   });
 });

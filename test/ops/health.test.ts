@@ -46,10 +46,20 @@ describe('health and readiness probes', () => {
 
   it('GET /ready answers 503 naming the migrations when a known migration has not run, and 200 again once it has', async () => {
     const { db } = server.service.database;
-    const row = await db.selectFrom('svc_migrations_data').selectAll().where('name', '=', '0002-covering-indexes').executeTakeFirstOrThrow();
-    await db.deleteFrom('svc_migrations_data').where('name', '=', '0002-covering-indexes').execute();
+    const row = await db
+      .selectFrom('svc_migrations_data')
+      .selectAll()
+      .where('name', '=', '0002-covering-indexes')
+      .executeTakeFirstOrThrow();
+    await db
+      .deleteFrom('svc_migrations_data')
+      .where('name', '=', '0002-covering-indexes')
+      .execute();
     try {
-      assertJson(await server.get('/ready'), 503, { status: 'unavailable', checks: { database: 'ok', migrations: 'pending' } });
+      assertJson(await server.get('/ready'), 503, {
+        status: 'unavailable',
+        checks: { database: 'ok', migrations: 'pending' },
+      });
       assertJson(await server.get('/health'), 200, { status: 'ok' });
     } finally {
       await db.insertInto('svc_migrations_data').values(row).execute();
@@ -77,7 +87,10 @@ describe('readiness without a database', () => {
     const server = await startTestServer({}, { anonymous: true });
     try {
       await server.service.database.close();
-      assertJson(await server.get('/ready'), 503, { status: 'unavailable', checks: { database: 'unavailable', migrations: 'unknown' } });
+      assertJson(await server.get('/ready'), 503, {
+        status: 'unavailable',
+        checks: { database: 'unavailable', migrations: 'unknown' },
+      });
       assertJson(await server.get('/health'), 200, { status: 'ok' });
     } finally {
       await server.close();

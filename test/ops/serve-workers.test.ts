@@ -9,21 +9,30 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { connectDatabase } from '../../src/database/connect.js';
-import { runCli, type Run } from '../helpers/cli.js';
+import { type Run, runCli } from '../helpers/cli.js';
 import { assertJson, httpRequest } from '../helpers/http.js';
 import { ServeProcess } from '../helpers/serve-process.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
 
 /** The pids of the workers the primary started and that have not exited, from its log. */
 function liveWorkers(pool: ServeProcess): number[] {
-  const gone = new Set(pool.lines.filter((l) => l.pid === pool.pid && l.msg.startsWith('worker') && l.msg !== 'worker started').map((l) => l.worker));
-  return pool.logged('worker started').filter((l) => l.pid === pool.pid && !gone.has(l.worker)).map((l) => Number(l.worker));
+  const gone = new Set(
+    pool.lines
+      .filter((l) => l.pid === pool.pid && l.msg.startsWith('worker') && l.msg !== 'worker started')
+      .map((l) => l.worker),
+  );
+  return pool
+    .logged('worker started')
+    .filter((l) => l.pid === pool.pid && !gone.has(l.worker))
+    .map((l) => Number(l.worker));
 }
 
 /** A kept-alive connection that has been answered one GET /health; resolves with the socket. */
 function answeredConnection(port: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'),
+    );
     let text = '';
     socket.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
@@ -68,17 +77,32 @@ describe('svc serve --workers 2', () => {
 
   it('the primary migrates and runs the first-start bootstrap once, then two workers listen on one port', async () => {
     const firstStart = pool.lines.filter((l) => l.msg.startsWith('First start'));
-    assert.deepStrictEqual(firstStart.map((l) => l.pid), [pool.pid]);
+    assert.deepStrictEqual(
+      firstStart.map((l) => l.pid),
+      [pool.pid],
+    );
     const workers = liveWorkers(pool);
     assert.equal(workers.length, 2);
     for (const worker of workers) {
-      assert.equal((await pool.waitFor(`worker ${worker} listening`, (l) => l.pid === worker && l.msg.startsWith('Server listening at '))).msg, `Server listening at ${pool.url}`);
+      assert.equal(
+        (
+          await pool.waitFor(
+            `worker ${worker} listening`,
+            (l) => l.pid === worker && l.msg.startsWith('Server listening at '),
+          )
+        ).msg,
+        `Server listening at ${pool.url}`,
+      );
     }
-    const login = await httpRequest(pool.url, 'POST', '/app/login', { body: { login: 'admin', password: ADMIN_PASSWORD } });
+    const login = await httpRequest(pool.url, 'POST', '/app/login', {
+      body: { login: 'admin', password: ADMIN_PASSWORD },
+    });
     assertJson(login, 200);
   });
 
-  it('requests are answered by both workers', { skip: process.platform === 'linux' ? false : 'reads /proc' }, async () => {
+  it('requests are answered by both workers', {
+    skip: process.platform === 'linux' ? false : 'reads /proc',
+  }, async () => {
     const workers = liveWorkers(pool);
     const connections: net.Socket[] = [];
     try {
@@ -98,12 +122,28 @@ describe('svc serve --workers 2', () => {
     const [victim, survivor] = liveWorkers(pool);
     assert.ok(victim && survivor);
     process.kill(victim, 'SIGKILL');
-    const died = await pool.waitFor('the primary to see the worker die', (l) => l.pid === pool.pid && l.worker === victim && l.msg.startsWith('worker exited'));
-    assert.deepStrictEqual([died.level, died.msg, died.signal], [40, 'worker exited unexpectedly; starting a new one', 'SIGKILL']);
-    const started = await pool.waitFor('a new worker', (l) => l.pid === pool.pid && l.msg === 'worker started' && l.worker !== victim && l.worker !== survivor);
+    const died = await pool.waitFor(
+      'the primary to see the worker die',
+      (l) => l.pid === pool.pid && l.worker === victim && l.msg.startsWith('worker exited'),
+    );
+    assert.deepStrictEqual(
+      [died.level, died.msg, died.signal],
+      [40, 'worker exited unexpectedly; starting a new one', 'SIGKILL'],
+    );
+    const started = await pool.waitFor(
+      'a new worker',
+      (l) =>
+        l.pid === pool.pid &&
+        l.msg === 'worker started' &&
+        l.worker !== victim &&
+        l.worker !== survivor,
+    );
     const replacement = Number(started.worker);
     assert.deepStrictEqual(liveWorkers(pool).sort(), [survivor, replacement].sort());
-    await pool.waitFor('the new worker listening', (l) => l.pid === replacement && l.msg.startsWith('Server listening at '));
+    await pool.waitFor(
+      'the new worker listening',
+      (l) => l.pid === replacement && l.msg.startsWith('Server listening at '),
+    );
     for (let i = 0; i < 4; i++) assertJson(await httpRequest(pool.url, 'GET', '/ready'), 200);
   });
 
@@ -112,13 +152,27 @@ describe('svc serve --workers 2', () => {
     pool.signal('SIGTERM');
     assert.deepStrictEqual(await pool.exited, { code: 0, signal: null });
     for (const worker of workers) {
-      assert.ok(pool.lines.some((l) => l.pid === worker && l.msg.startsWith('stopped:')), `worker ${worker} finished its shutdown`);
-      assert.ok(pool.lines.some((l) => l.pid === pool.pid && l.worker === worker && l.msg === 'worker stopped' && l.code === 0), `worker ${worker} exited 0`);
+      assert.ok(
+        pool.lines.some((l) => l.pid === worker && l.msg.startsWith('stopped:')),
+        `worker ${worker} finished its shutdown`,
+      );
+      assert.ok(
+        pool.lines.some(
+          (l) =>
+            l.pid === pool.pid && l.worker === worker && l.msg === 'worker stopped' && l.code === 0,
+        ),
+        `worker ${worker} exited 0`,
+      );
     }
     // One admin, made once by the primary, however many processes started.
-    const database = connectDatabase(`sqlite:${path.join(pool.dataDir, 'svc.sqlite')}`, loadConfig({ DATA_DIR: pool.dataDir }));
+    const database = connectDatabase(
+      `sqlite:${path.join(pool.dataDir, 'svc.sqlite')}`,
+      loadConfig({ DATA_DIR: pool.dataDir }),
+    );
     try {
-      assert.deepStrictEqual(await database.db.selectFrom('users').select('login').execute(), [{ login: 'admin' }]);
+      assert.deepStrictEqual(await database.db.selectFrom('users').select('login').execute(), [
+        { login: 'admin' },
+      ]);
     } finally {
       await database.close();
     }
@@ -130,7 +184,9 @@ describe('svc serve --workers when the workers cannot start', () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const address = taken.address();
-    const pool = ServeProcess.launch(['--workers', '2'], { PORT: String(typeof address === 'object' && address ? address.port : 0) });
+    const pool = ServeProcess.launch(['--workers', '2'], {
+      PORT: String(typeof address === 'object' && address ? address.port : 0),
+    });
     try {
       assert.deepStrictEqual(await pool.exited, { code: 1, signal: null });
       assert.ok(pool.logged('worker exited before it was listening; stopping').length >= 1);
@@ -147,7 +203,10 @@ describe('svc serve: what --workers refuses', { concurrency: true }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-workers-test-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const serve = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
-    runCli({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env }, ['serve', ...args]);
+    runCli({ ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env }, [
+      'serve',
+      ...args,
+    ]);
   const refused = (run: Run, message: RegExp) => {
     assert.equal(run.code, 2, `exit ${run.code}, stderr ${run.stderr}`);
     assert.equal(run.stdout, '');
@@ -156,7 +215,12 @@ describe('svc serve: what --workers refuses', { concurrency: true }, () => {
 
   for (const value of ['0', '-1', '1.5', 'two']) {
     it(`refuses --workers=${value} with exit 2 and a message`, async () => {
-      refused(await serve([`--workers=${value}`]), new RegExp(`^svc: --workers must be a whole number from 1 to 256, got "${value.replace('.', '\\.')}"\\n$`));
+      refused(
+        await serve([`--workers=${value}`]),
+        new RegExp(
+          `^svc: --workers must be a whole number from 1 to 256, got "${value.replace('.', '\\.')}"\\n$`,
+        ),
+      );
     });
   }
 
@@ -165,14 +229,26 @@ describe('svc serve: what --workers refuses', { concurrency: true }, () => {
   });
 
   it('refuses WORKERS=0 with exit 2 and a message', async () => {
-    refused(await serve([], { WORKERS: '0' }), /^svc: WORKERS must be an integer between 1 and 256, got "0"\n$/);
+    refused(
+      await serve([], { WORKERS: '0' }),
+      /^svc: WORKERS must be an integer between 1 and 256, got "0"\n$/,
+    );
   });
 
-  it('refuses workers without REDIS_URL with the embedded real-time server, whose pushes would reach one worker\'s clients only (exit 2)', async () => {
-    refused(await serve(['--workers=2'], { REALTIME_NOTIFICATIONS: 'true' }), /--workers with REALTIME_NOTIFICATIONS=true needs REDIS_URL or PUSHER_HOST/);
+  it("refuses workers without REDIS_URL with the embedded real-time server, whose pushes would reach one worker's clients only (exit 2)", async () => {
+    refused(
+      await serve(['--workers=2'], { REALTIME_NOTIFICATIONS: 'true' }),
+      /--workers with REALTIME_NOTIFICATIONS=true needs REDIS_URL or PUSHER_HOST/,
+    );
   });
 
   it('refuses workers without REDIS_URL with the signed-request driver, whose used nonces would not be shared (exit 2)', async () => {
-    refused(await serve(['--workers=2'], { REST_DRIVER_ENABLED: 'true', REST_DRIVER_SECRET: 'x'.repeat(32) }), /--workers with REST_DRIVER_ENABLED=true needs REDIS_URL/);
+    refused(
+      await serve(['--workers=2'], {
+        REST_DRIVER_ENABLED: 'true',
+        REST_DRIVER_SECRET: 'x'.repeat(32),
+      }),
+      /--workers with REST_DRIVER_ENABLED=true needs REDIS_URL/,
+    );
   });
 });

@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { channelAuth } from '../../src/realtime/pusher-signatures.js';
 import { assertJson } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { REALTIME_ENV, login, seedLoginUser, sessionRequest, type Session } from './realtime-clients.js';
+import {
+  login,
+  REALTIME_ENV,
+  type Session,
+  seedLoginUser,
+  sessionRequest,
+} from './realtime-clients.js';
 
 const ENDPOINT = '/broadcasting/auth-notifications';
 const credentials = { key: 'svc-key', secret: REALTIME_ENV.PUSHER_APP_SECRET };
@@ -35,51 +41,116 @@ describe('POST /broadcasting/auth-notifications', () => {
   });
 
   it('signs the caller’s own channel for a JSON request', async () => {
-    assertJson(await sessionRequest(server.url, alice, 'POST', ENDPOINT, { socket_id: '1.2', channel_name: own }), 200, { auth: channelAuth(credentials, '1.2', own) });
+    assertJson(
+      await sessionRequest(server.url, alice, 'POST', ENDPOINT, {
+        socket_id: '1.2',
+        channel_name: own,
+      }),
+      200,
+      { auth: channelAuth(credentials, '1.2', own) },
+    );
   });
 
-  for (const channel of ['private-notifications.1', 'private-notifications.999', 'private-orders', 'notifications.1', `private-notifications.${'0'}1`]) {
+  for (const channel of [
+    'private-notifications.1',
+    'private-notifications.999',
+    'private-orders',
+    'notifications.1',
+    `private-notifications.${'0'}1`,
+  ]) {
     it(`answers 403 for ${channel}`, async () => {
-      assertJson(await sessionRequest(server.url, alice, 'POST', ENDPOINT, { socket_id: '1.2', channel_name: channel }), 403, { message: 'This action is unauthorized.' });
+      assertJson(
+        await sessionRequest(server.url, alice, 'POST', ENDPOINT, {
+          socket_id: '1.2',
+          channel_name: channel,
+        }),
+        403,
+        { message: 'This action is unauthorized.' },
+      );
     });
   }
 
   it('answers 403 to Bob for Alice’s channel', async () => {
-    assertJson(await sessionRequest(server.url, bob, 'POST', ENDPOINT, { socket_id: '1.2', channel_name: own }), 403, { message: 'This action is unauthorized.' });
+    assertJson(
+      await sessionRequest(server.url, bob, 'POST', ENDPOINT, {
+        socket_id: '1.2',
+        channel_name: own,
+      }),
+      403,
+      { message: 'This action is unauthorized.' },
+    );
   });
 
   for (const socketId of ['abc', '1.2.3', '12', '1.2 ', '.5', '-1.2']) {
     it(`answers 422 for socket_id ${JSON.stringify(socketId)}`, async () => {
-      assertJson(await sessionRequest(server.url, alice, 'POST', ENDPOINT, { socket_id: socketId, channel_name: own }), 422, {
-        message: 'The socket id field format is invalid.',
-        errors: { socket_id: ['The socket id field format is invalid.'] },
-      });
+      assertJson(
+        await sessionRequest(server.url, alice, 'POST', ENDPOINT, {
+          socket_id: socketId,
+          channel_name: own,
+        }),
+        422,
+        {
+          message: 'The socket id field format is invalid.',
+          errors: { socket_id: ['The socket id field format is invalid.'] },
+        },
+      );
     });
   }
 
   it('answers 422 when both fields are missing', async () => {
     assertJson(await sessionRequest(server.url, alice, 'POST', ENDPOINT, {}), 422, {
       message: 'The socket id field is required. (and 1 more error)',
-      errors: { socket_id: ['The socket id field is required.'], channel_name: ['The channel name field is required.'] },
+      errors: {
+        socket_id: ['The socket id field is required.'],
+        channel_name: ['The channel name field is required.'],
+      },
     });
   });
 
   it('answers 401 without a session, before any other check', async () => {
-    assertJson(await sessionRequest(server.url, null, 'POST', ENDPOINT, { socket_id: '1.2', channel_name: own }), 401, { message: 'Unauthenticated.' });
+    assertJson(
+      await sessionRequest(server.url, null, 'POST', ENDPOINT, {
+        socket_id: '1.2',
+        channel_name: own,
+      }),
+      401,
+      { message: 'Unauthenticated.' },
+    );
   });
 
   it('answers 401 to a bearer token: the route is session-only', async () => {
-    const reply = await sessionRequest(server.url, null, 'POST', ENDPOINT, { socket_id: '1.2', channel_name: own }, { authorization: 'Bearer svc_api_whatever' });
+    const reply = await sessionRequest(
+      server.url,
+      null,
+      'POST',
+      ENDPOINT,
+      { socket_id: '1.2', channel_name: own },
+      { authorization: 'Bearer svc_api_whatever' },
+    );
     assertJson(reply, 401, { message: 'Unauthenticated.' });
   });
 
   it('answers 419 without the CSRF header', async () => {
-    const reply = await sessionRequest(server.url, null, 'POST', ENDPOINT, { socket_id: '1.2', channel_name: own }, { cookie: alice.cookie });
+    const reply = await sessionRequest(
+      server.url,
+      null,
+      'POST',
+      ENDPOINT,
+      { socket_id: '1.2', channel_name: own },
+      { cookie: alice.cookie },
+    );
     assertJson(reply, 419, { message: 'CSRF token mismatch.' });
   });
 
   it('keeps form bodies off the other routes: a form-urlencoded login is a 415', async () => {
-    const reply = await sessionRequest(server.url, null, 'POST', '/app/login', 'login=alice&password=x', FORM);
+    const reply = await sessionRequest(
+      server.url,
+      null,
+      'POST',
+      '/app/login',
+      'login=alice&password=x',
+      FORM,
+    );
     assertJson(reply, 415);
   });
 });
@@ -92,9 +163,18 @@ describe('GET /app/realtime', () => {
     [on, off, external] = await Promise.all([
       startTestServer(REALTIME_ENV, { anonymous: true }),
       startTestServer({}, { anonymous: true }),
-      startTestServer({ ...REALTIME_ENV, PUSHER_HOST: 'push.example.test', PUSHER_PORT: '6001', PUSHER_SCHEME: 'https' }, { anonymous: true }),
+      startTestServer(
+        {
+          ...REALTIME_ENV,
+          PUSHER_HOST: 'push.example.test',
+          PUSHER_PORT: '6001',
+          PUSHER_SCHEME: 'https',
+        },
+        { anonymous: true },
+      ),
     ]);
-    for (const server of [on, off, external]) await seedLoginUser(server.service.database.db, 'alice');
+    for (const server of [on, off, external])
+      await seedLoginUser(server.service.database.db, 'alice');
   });
   after(() => Promise.all([on.close(), off.close(), external.close()]));
 
@@ -138,6 +218,8 @@ describe('GET /app/realtime', () => {
   });
 
   it('answers 401 without a session', async () => {
-    assertJson(await sessionRequest(on.url, null, 'GET', '/app/realtime'), 401, { message: 'Unauthenticated.' });
+    assertJson(await sessionRequest(on.url, null, 'GET', '/app/realtime'), 401, {
+      message: 'Unauthenticated.',
+    });
   });
 });

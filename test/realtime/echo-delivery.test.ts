@@ -9,7 +9,18 @@ import { after, before, describe, it } from 'node:test';
 import type { NotificationEventPayload } from '../../src/notifications/notification-event.js';
 import { assertJson, freshTimestamp } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { REALTIME_ENV, RawSocket, echoClient, login, pusherClient, seedLoginUser, sessionRequest, waitFor, type Pusher, type Session } from './realtime-clients.js';
+import {
+  echoClient,
+  login,
+  type Pusher,
+  pusherClient,
+  RawSocket,
+  REALTIME_ENV,
+  type Session,
+  seedLoginUser,
+  sessionRequest,
+  waitFor,
+} from './realtime-clients.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -41,7 +52,9 @@ describe('real-time notifications with pusher-js and laravel-echo', () => {
       channel.error((error: unknown) => reject(error));
     });
     const received = waitFor<NotificationEventPayload>('the event', (resolve) => {
-      channel.listen('.SvcNotificationReceived', (payload: NotificationEventPayload) => resolve(payload));
+      channel.listen('.SvcNotificationReceived', (payload: NotificationEventPayload) =>
+        resolve(payload),
+      );
     });
     const since = new Date();
     const sent = await server.post('/api/notifications', {
@@ -83,9 +96,26 @@ describe('real-time notifications with pusher-js and laravel-echo', () => {
       });
     });
     // Alice has 1 unread from the previous test; this one makes 2, then reading all and one more makes 1.
-    assertJson(await server.post('/api/notifications', { to: [alice.userId], title: 'Second', message: 'two' }), 201);
-    assertJson(await sessionRequest(server.url, alice, 'POST', '/app/notifications/mark-all-read'), 200);
-    assertJson(await server.post('/api/notifications', { to: alice.userId, title: 'Third', message: 'three' }), 201);
+    assertJson(
+      await server.post('/api/notifications', {
+        to: [alice.userId],
+        title: 'Second',
+        message: 'two',
+      }),
+      201,
+    );
+    assertJson(
+      await sessionRequest(server.url, alice, 'POST', '/app/notifications/mark-all-read'),
+      200,
+    );
+    assertJson(
+      await server.post('/api/notifications', {
+        to: alice.userId,
+        title: 'Third',
+        message: 'three',
+      }),
+      201,
+    );
     await two;
     assert.deepStrictEqual(counts, [2, 1]);
   });
@@ -96,14 +126,22 @@ describe('real-time notifications with pusher-js and laravel-echo', () => {
     clients.push(forAlice, forBob);
     const receive = (pusher: Pusher, session: Session) => {
       const channel = pusher.subscribe(`private-notifications.${session.userId}`);
-      const subscribed = waitFor<void>('the subscription', (resolve) => channel.bind('pusher:subscription_succeeded', () => resolve()));
-      const event = waitFor<NotificationEventPayload>('the event', (resolve) => channel.bind('SvcNotificationReceived', resolve));
+      const subscribed = waitFor<void>('the subscription', (resolve) =>
+        channel.bind('pusher:subscription_succeeded', () => resolve()),
+      );
+      const event = waitFor<NotificationEventPayload>('the event', (resolve) =>
+        channel.bind('SvcNotificationReceived', resolve),
+      );
       return { subscribed, event };
     };
     const a = receive(forAlice, alice);
     const b = receive(forBob, bob);
     await Promise.all([a.subscribed, b.subscribed]);
-    const sent = await server.post('/api/notifications', { to: [alice.userId, bob.userId], title: 'Both', message: 'to both' });
+    const sent = await server.post('/api/notifications', {
+      to: [alice.userId, bob.userId],
+      title: 'Both',
+      message: 'to both',
+    });
     assertJson(sent, 201);
     const [toAlice, toBob] = await Promise.all([a.event, b.event]);
     assert.equal(toAlice.id, sent.body.data[0].id);
@@ -125,10 +163,16 @@ describe('real-time notifications with pusher-js and laravel-echo', () => {
     // Bob's client presents Alice's valid auth for a different socket: the server checks the signature.
     const pusher = pusherClient(server.url, bob);
     clients.push(pusher);
-    const forged = await sessionRequest(server.url, alice, 'POST', '/broadcasting/auth-notifications', {
-      socket_id: '1.1',
-      channel_name: `private-notifications.${alice.userId}`,
-    });
+    const forged = await sessionRequest(
+      server.url,
+      alice,
+      'POST',
+      '/broadcasting/auth-notifications',
+      {
+        socket_id: '1.1',
+        channel_name: `private-notifications.${alice.userId}`,
+      },
+    );
     assertJson(forged, 200);
     const rejected = new (pusher.constructor as typeof Pusher)('svc-key', {
       cluster: 'mt1',
@@ -143,9 +187,14 @@ describe('real-time notifications with pusher-js and laravel-echo', () => {
       },
     });
     clients.push(rejected);
-    const error = await waitFor<{ type: string; status: number; error: string }>('the subscription error', (resolve) => {
-      rejected.subscribe(`private-notifications.${alice.userId}`).bind('pusher:subscription_error', resolve);
-    });
+    const error = await waitFor<{ type: string; status: number; error: string }>(
+      'the subscription error',
+      (resolve) => {
+        rejected
+          .subscribe(`private-notifications.${alice.userId}`)
+          .bind('pusher:subscription_error', resolve);
+      },
+    );
     assert.equal(error.status, 401);
     assert.equal(error.type, 'AuthError');
   });
@@ -162,11 +211,24 @@ describe('real-time notifications switched off (the default)', () => {
   after(() => server.close());
 
   it('has no auth route and no embedded server, and sending still stores', async () => {
-    const auth = await sessionRequest(server.url, alice, 'POST', '/broadcasting/auth-notifications', { socket_id: '1.1', channel_name: `private-notifications.${alice.userId}` });
+    const auth = await sessionRequest(
+      server.url,
+      alice,
+      'POST',
+      '/broadcasting/auth-notifications',
+      { socket_id: '1.1', channel_name: `private-notifications.${alice.userId}` },
+    );
     assertJson(auth, 404, { error: 'Not found' });
     assert.equal(server.service.realtime, null);
-    await assert.rejects(RawSocket.open(`${server.url.replace('http', 'ws')}/app/svc-key?protocol=7`), 'no WebSocket upgrade');
-    const sent = await server.post('/api/notifications', { to: alice.userId, title: 'Stored', message: 'no push' });
+    await assert.rejects(
+      RawSocket.open(`${server.url.replace('http', 'ws')}/app/svc-key?protocol=7`),
+      'no WebSocket upgrade',
+    );
+    const sent = await server.post('/api/notifications', {
+      to: alice.userId,
+      title: 'Stored',
+      message: 'no push',
+    });
     assertJson(sent, 201);
     const list = await sessionRequest(server.url, alice, 'GET', '/app/notifications');
     assert.equal(list.body.meta.unread_count, 1);

@@ -12,10 +12,17 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import type { NotificationEventPayload } from '../../src/notifications/notification-event.js';
-import { startService, type Service } from '../../src/service.js';
+import { type Service, startService } from '../../src/service.js';
 import { assertJson } from '../helpers/http.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { REALTIME_ENV, echoClient, login, seedLoginUser, sessionRequest, waitFor } from './realtime-clients.js';
+import {
+  echoClient,
+  login,
+  REALTIME_ENV,
+  seedLoginUser,
+  sessionRequest,
+  waitFor,
+} from './realtime-clients.js';
 
 interface LoggedService {
   readonly url: string;
@@ -28,9 +35,18 @@ interface LoggedService {
 /** A service whose warnings are captured, publishing to PUSHER_HOST=127.0.0.1:`port` over http. */
 async function serviceTowards(port: number): Promise<LoggedService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-'));
-  const config = loadConfig({ ...REALTIME_ENV, DATA_DIR: dataDir, ADMIN_PASSWORD, PUSHER_HOST: '127.0.0.1', PUSHER_PORT: String(port), PUSHER_SCHEME: 'http' });
+  const config = loadConfig({
+    ...REALTIME_ENV,
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD,
+    PUSHER_HOST: '127.0.0.1',
+    PUSHER_PORT: String(port),
+    PUSHER_SCHEME: 'http',
+  });
   const logs: LoggedService['logs'] = [];
-  const stream = { write: (line: string) => void logs.push(JSON.parse(line) as LoggedService['logs'][number]) };
+  const stream = {
+    write: (line: string) => void logs.push(JSON.parse(line) as LoggedService['logs'][number]),
+  };
   const service = await startService(config, { logger: { level: 'warn', stream } });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
@@ -75,14 +91,24 @@ describe('PUSHER_HOST pointing at a second instance’s embedded server', () => 
         channel.subscribed(() => resolve());
         channel.error((error: unknown) => reject(error));
       });
-      const received = waitFor<NotificationEventPayload>('the event', (resolve) => channel.listen('.SvcNotificationReceived', resolve));
-      const sent = await sessionRequest(sender.url, alice, 'POST', '/api/notifications', { to: alice.userId, title: 'Relayed', message: 'through the HTTP API' });
+      const received = waitFor<NotificationEventPayload>('the event', (resolve) =>
+        channel.listen('.SvcNotificationReceived', resolve),
+      );
+      const sent = await sessionRequest(sender.url, alice, 'POST', '/api/notifications', {
+        to: alice.userId,
+        title: 'Relayed',
+        message: 'through the HTTP API',
+      });
       assertJson(sent, 201);
       const payload = await received;
       assert.equal(payload.id, sent.body.data[0].id);
       assert.equal(payload.title, 'Relayed');
       assert.equal(payload.unread_count, 1);
-      assert.deepStrictEqual(sender.logs.filter((l) => l.level >= 40), [], 'no failure logged');
+      assert.deepStrictEqual(
+        sender.logs.filter((l) => l.level >= 40),
+        [],
+        'no failure logged',
+      );
     } finally {
       echo.disconnect();
     }
@@ -104,23 +130,44 @@ describe('PUSHER_HOST unreachable or silent', () => {
   });
 
   const cases: Array<[string, () => Promise<number>, RegExp, number]> = [
-    ['a closed port', closedPort, /Publishing to the Pusher server at http:\/\/127\.0\.0\.1:\d+ failed: fetch failed/, 1000],
-    ['a server that never answers', async () => (silent.address() as AddressInfo).port, /failed: no answer within 2000 ms/, 3000],
+    [
+      'a closed port',
+      closedPort,
+      /Publishing to the Pusher server at http:\/\/127\.0\.0\.1:\d+ failed: fetch failed/,
+      1000,
+    ],
+    [
+      'a server that never answers',
+      async () => (silent.address() as AddressInfo).port,
+      /failed: no answer within 2000 ms/,
+      3000,
+    ],
   ];
   for (const [label, port, failure, bound] of cases) {
     it(`stores the notification, returns within ${bound} ms and logs the failure with ${label}`, async () => {
       const sender = await serviceTowards(await port());
       try {
         const started = Date.now();
-        const records = await sender.service.notifications.send({ to: 1, title: 'Stored anyway', message: 'push lost' });
+        const records = await sender.service.notifications.send({
+          to: 1,
+          title: 'Stored anyway',
+          message: 'push lost',
+        });
         const elapsed = Date.now() - started;
         assert.ok(elapsed < bound, `send took ${elapsed} ms`);
         assert.equal(records.length, 1);
-        const stored = await sender.service.database.db.selectFrom('notifications').selectAll().where('id', '=', records[0]?.id ?? 0).executeTakeFirst();
+        const stored = await sender.service.database.db
+          .selectFrom('notifications')
+          .selectAll()
+          .where('id', '=', records[0]?.id ?? 0)
+          .executeTakeFirst();
         assert.equal(stored?.read_at, null);
         const warnings = sender.logs.filter((l) => l.level === 40);
         assert.equal(warnings.length, 1);
-        assert.equal(warnings[0]?.msg, 'Real-time push of notifications failed; the notifications are stored.');
+        assert.equal(
+          warnings[0]?.msg,
+          'Real-time push of notifications failed; the notifications are stored.',
+        );
         assert.match(warnings[0]?.err?.message ?? '', failure);
       } finally {
         await sender.close();
@@ -133,7 +180,11 @@ describe('PUSHER_HOST unreachable or silent', () => {
     try {
       await seedLoginUser(sender.service.database.db, 'carol');
       const carol = await login(sender.url, 'carol');
-      const sent = await sessionRequest(sender.url, carol, 'POST', '/api/notifications', { to: carol.userId, title: 'Still stored', message: 'x' });
+      const sent = await sessionRequest(sender.url, carol, 'POST', '/api/notifications', {
+        to: carol.userId,
+        title: 'Still stored',
+        message: 'x',
+      });
       assertJson(sent, 201);
       const list = await sessionRequest(sender.url, carol, 'GET', '/app/notifications');
       assert.equal(list.body.meta.unread_count, 1);

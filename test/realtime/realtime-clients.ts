@@ -15,12 +15,28 @@ export const Pusher = PusherModule as unknown as typeof PusherModule.default;
 export type Pusher = InstanceType<typeof Pusher>;
 
 export const APP_KEY = 'svc-key';
-export const REALTIME_ENV = { REALTIME_NOTIFICATIONS: 'true', PUSHER_APP_SECRET: 'realtime-test-secret' } as const;
+export const REALTIME_ENV = {
+  REALTIME_NOTIFICATIONS: 'true',
+  PUSHER_APP_SECRET: 'realtime-test-secret',
+} as const;
 
 /** A user of unit 1 (Main) who can log in; returns their id. */
-export async function seedLoginUser(db: Db, login: string, password = `password of ${login}`): Promise<number> {
+export async function seedLoginUser(
+  db: Db,
+  login: string,
+  password = `password of ${login}`,
+): Promise<number> {
   const now = new Date().toISOString();
-  const row = await insertRow(db, 'users', { login, name: `User ${login}`, email: `${login}@example.test`, password_hash: await hashPassword(password), admin: 'N', active: 'Y', created_at: now, updated_at: now });
+  const row = await insertRow(db, 'users', {
+    login,
+    name: `User ${login}`,
+    email: `${login}@example.test`,
+    password_hash: await hashPassword(password),
+    admin: 'N',
+    active: 'Y',
+    created_at: now,
+    updated_at: now,
+  });
   await db.insertInto('user_units').values({ user_id: row, unit_id: 1 }).execute();
   return row;
 }
@@ -32,16 +48,34 @@ export interface Session {
   readonly csrf: string;
 }
 
-export async function login(baseUrl: string, loginName: string, password = `password of ${loginName}`): Promise<Session> {
-  const response = await fetch(`${baseUrl}/app/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: loginName, password }) });
+export async function login(
+  baseUrl: string,
+  loginName: string,
+  password = `password of ${loginName}`,
+): Promise<Session> {
+  const response = await fetch(`${baseUrl}/app/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: loginName, password }),
+  });
   const body = (await response.json()) as { user: { id: number }; csrf_token: string };
   assert.equal(response.status, 200, `login as ${loginName}: ${JSON.stringify(body)}`);
-  const cookie = response.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+  const cookie = response.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
   return { userId: Number(body.user.id), cookie, csrf: body.csrf_token };
 }
 
 /** Session requests (cookie, and the CSRF header on writes) with a JSON body. */
-export async function sessionRequest(baseUrl: string, session: Session | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function sessionRequest(
+  baseUrl: string,
+  session: Session | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const all: Record<string, string> = { ...headers };
   if (session) {
     all.cookie = session.cookie;
@@ -118,9 +152,16 @@ export function echoClient(wsUrl: string, session: Session, authUrl = wsUrl): Ec
   });
 }
 
-export function waitFor<T>(what: string, register: (resolve: (value: T) => void, reject: (error: unknown) => void) => void, timeoutMs = 5000): Promise<T> {
+export function waitFor<T>(
+  what: string,
+  register: (resolve: (value: T) => void, reject: (error: unknown) => void) => void,
+  timeoutMs = 5000,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)),
+      timeoutMs,
+    );
     register(
       (value) => {
         clearTimeout(timer);
@@ -151,7 +192,9 @@ export class RawSocket {
       this.frames.push(JSON.parse(String(data)) as Frame);
       for (const wake of this.waiters.splice(0)) wake();
     });
-    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
   }
 
   static open(url: string): Promise<RawSocket> {
@@ -170,7 +213,10 @@ export class RawSocket {
       const index = this.frames.findIndex((f) => event === undefined || f.event === event);
       if (index !== -1) return this.frames.splice(index, 1)[0] as Frame;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`No ${event ?? 'frame'} within ${timeoutMs} ms (queued: ${JSON.stringify(this.frames)})`);
+      if (left <= 0)
+        throw new Error(
+          `No ${event ?? 'frame'} within ${timeoutMs} ms (queued: ${JSON.stringify(this.frames)})`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -197,5 +243,8 @@ export class RawSocket {
 
 /** The `data` of a frame as an object (the protocol sends some as JSON text). */
 export function dataOf(frame: Frame): Record<string, unknown> {
-  return (typeof frame.data === 'string' ? JSON.parse(frame.data) : frame.data) as Record<string, unknown>;
+  return (typeof frame.data === 'string' ? JSON.parse(frame.data) : frame.data) as Record<
+    string,
+    unknown
+  >;
 }

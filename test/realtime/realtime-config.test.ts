@@ -12,32 +12,77 @@ import { login, seedLoginUser, sessionRequest } from './realtime-clients.js';
 
 describe('real-time configuration', () => {
   it('defaults to off, app svc, key svc-key, no external server, activity_timeout 120', () => {
-    assert.deepStrictEqual(loadConfig({}).realtime, { enabled: false, appId: 'svc', key: 'svc-key', secret: null, external: null, activityTimeout: 120 });
+    assert.deepStrictEqual(loadConfig({}).realtime, {
+      enabled: false,
+      appId: 'svc',
+      key: 'svc-key',
+      secret: null,
+      external: null,
+      activityTimeout: 120,
+    });
   });
 
   it('reads PUSHER_HOST with the scheme’s default port, or PUSHER_PORT', () => {
-    assert.deepStrictEqual(loadConfig({ PUSHER_HOST: 'soketi.internal' }).realtime.external, { host: 'soketi.internal', port: 443, scheme: 'https' });
-    assert.deepStrictEqual(loadConfig({ PUSHER_HOST: '10.0.0.5', PUSHER_SCHEME: 'HTTP' }).realtime.external, { host: '10.0.0.5', port: 80, scheme: 'http' });
-    assert.deepStrictEqual(loadConfig({ PUSHER_HOST: '[::1]', PUSHER_PORT: '6001', PUSHER_SCHEME: 'http' }).realtime.external, { host: '[::1]', port: 6001, scheme: 'http' });
+    assert.deepStrictEqual(loadConfig({ PUSHER_HOST: 'soketi.internal' }).realtime.external, {
+      host: 'soketi.internal',
+      port: 443,
+      scheme: 'https',
+    });
+    assert.deepStrictEqual(
+      loadConfig({ PUSHER_HOST: '10.0.0.5', PUSHER_SCHEME: 'HTTP' }).realtime.external,
+      { host: '10.0.0.5', port: 80, scheme: 'http' },
+    );
+    assert.deepStrictEqual(
+      loadConfig({ PUSHER_HOST: '[::1]', PUSHER_PORT: '6001', PUSHER_SCHEME: 'http' }).realtime
+        .external,
+      { host: '[::1]', port: 6001, scheme: 'http' },
+    );
   });
 
   it('ignores PUSHER_PORT and PUSHER_SCHEME without PUSHER_HOST (Laravel’s .env ships them), but still checks them', () => {
-    assert.equal(loadConfig({ PUSHER_PORT: '443', PUSHER_SCHEME: 'https' }).realtime.external, null);
+    assert.equal(
+      loadConfig({ PUSHER_PORT: '443', PUSHER_SCHEME: 'https' }).realtime.external,
+      null,
+    );
     assert.throws(() => loadConfig({ PUSHER_PORT: 'x' }), ConfigError);
   });
 
   for (const [env, message] of [
-    [{ REALTIME_NOTIFICATIONS: 'maybe' }, 'REALTIME_NOTIFICATIONS must be true or false, got "maybe"'],
-    [{ PUSHER_APP_KEY: 'key/with/slash' }, 'PUSHER_APP_KEY must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "key/with/slash"'],
-    [{ PUSHER_APP_ID: 'a b' }, 'PUSHER_APP_ID must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "a b"'],
-    [{ PUSHER_HOST: 'https://soketi.internal' }, 'PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "https://soketi.internal"'],
-    [{ PUSHER_HOST: 'soketi.internal:6001' }, 'PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "soketi.internal:6001"'],
+    [
+      { REALTIME_NOTIFICATIONS: 'maybe' },
+      'REALTIME_NOTIFICATIONS must be true or false, got "maybe"',
+    ],
+    [
+      { PUSHER_APP_KEY: 'key/with/slash' },
+      'PUSHER_APP_KEY must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "key/with/slash"',
+    ],
+    [
+      { PUSHER_APP_ID: 'a b' },
+      'PUSHER_APP_ID must be 1 to 100 characters of A-Z, a-z, 0-9, _ or -, got "a b"',
+    ],
+    [
+      { PUSHER_HOST: 'https://soketi.internal' },
+      'PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "https://soketi.internal"',
+    ],
+    [
+      { PUSHER_HOST: 'soketi.internal:6001' },
+      'PUSHER_HOST must be a host name or IP address without scheme, port or path (e.g. soketi.internal), got "soketi.internal:6001"',
+    ],
     [{ PUSHER_HOST: 'h', PUSHER_SCHEME: 'ws' }, 'PUSHER_SCHEME must be http or https, got "ws"'],
-    [{ PUSHER_HOST: 'h', PUSHER_PORT: '70000' }, 'PUSHER_PORT must be an integer between 1 and 65535, got "70000"'],
-    [{ REALTIME_ACTIVITY_TIMEOUT: '0' }, 'REALTIME_ACTIVITY_TIMEOUT must be an integer between 1 and 3600, got "0"'],
+    [
+      { PUSHER_HOST: 'h', PUSHER_PORT: '70000' },
+      'PUSHER_PORT must be an integer between 1 and 65535, got "70000"',
+    ],
+    [
+      { REALTIME_ACTIVITY_TIMEOUT: '0' },
+      'REALTIME_ACTIVITY_TIMEOUT must be an integer between 1 and 3600, got "0"',
+    ],
   ] as const) {
     it(`refuses ${JSON.stringify(env)}`, () => {
-      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.message === message);
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.message === message,
+      );
     });
   }
 
@@ -49,7 +94,13 @@ describe('real-time configuration', () => {
       await seedLoginUser(server.service.database.db, 'alice');
       const alice = await login(server.url, 'alice');
       const channel = `private-notifications.${alice.userId}`;
-      const reply = await sessionRequest(server.url, alice, 'POST', '/broadcasting/auth-notifications', { socket_id: '5.6', channel_name: channel });
+      const reply = await sessionRequest(
+        server.url,
+        alice,
+        'POST',
+        '/broadcasting/auth-notifications',
+        { socket_id: '5.6', channel_name: channel },
+      );
       assertJson(reply, 200, { auth: channelAuth({ key: 'svc-key', secret }, '5.6', channel) });
     } finally {
       await server.close();

@@ -5,8 +5,8 @@
 // Each test has its own server and its own key prefix, so its own counters.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { assertJson } from '../helpers/http.js';
 import { assert429, assertBearer401, bearer, issue } from '../helpers/bearer.js';
+import { assertJson } from '../helpers/http.js';
 import { RedisProbe, redisEnv, redisSuite } from '../helpers/redis.js';
 import { SessionClient } from '../helpers/session-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -36,7 +36,8 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
 
   /** Failures that count (DESIGN.md 3.6): a presented credential that fails (a malformed token). */
   async function fail(s: TestServer, times: number): Promise<void> {
-    for (let i = 0; i < times; i++) assertBearer401(await s.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
+    for (let i = 0; i < times; i++)
+      assertBearer401(await s.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
   }
 
   it('returns 429 with Retry-After: 600 after 20 failures from one IP, counted in Redis, not in auth_failures', async () => {
@@ -44,8 +45,14 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
     await fail(s, 20);
     assert429(await s.get(LIST, { headers: bearer(token) }));
     assert.deepStrictEqual(await p.keys(), ['auth-failures:127.0.0.1']);
-    assert.deepStrictEqual(await p.hash('auth-failures:127.0.0.1'), { failures: '20', started_at: String(now) });
-    assert.deepStrictEqual(await s.service.database.db.selectFrom('auth_failures').selectAll().execute(), []);
+    assert.deepStrictEqual(await p.hash('auth-failures:127.0.0.1'), {
+      failures: '20',
+      started_at: String(now),
+    });
+    assert.deepStrictEqual(
+      await s.service.database.db.selectFrom('auth_failures').selectAll().execute(),
+      [],
+    );
   });
 
   it('a request with no credential is answered 401 and not counted toward the failure limit: nothing is written to Redis', async () => {
@@ -92,7 +99,9 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
 
   it('counts every one of 20 concurrent failures: the next request is a 429', async () => {
     const { server: s, token, probe: p } = await start();
-    const replies = await Promise.all(Array.from({ length: 20 }, () => s.get(LIST, { headers: bearer('svc_api_short') })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () => s.get(LIST, { headers: bearer('svc_api_short') })),
+    );
     for (const reply of replies) assertBearer401(reply, 'Invalid token.');
     assert.equal((await p.hash('auth-failures:127.0.0.1')).failures, '20');
     assert429(await s.get(LIST, { headers: bearer(token) }));
@@ -100,7 +109,10 @@ describe('per-IP failure limit with counters in Redis', redisSuite, () => {
 
   it('counts failed logins: after 20 the right password is a 429 too', async () => {
     const { server: s } = await start();
-    for (let i = 0; i < 20; i++) assert.equal((await new SessionClient(s.url).login('admin', 'wrong password')).status, 422);
-    assertJson(await new SessionClient(s.url).login(), 429, { error: 'Too many requests. Try again later.' });
+    for (let i = 0; i < 20; i++)
+      assert.equal((await new SessionClient(s.url).login('admin', 'wrong password')).status, 422);
+    assertJson(await new SessionClient(s.url).login(), 429, {
+      error: 'Too many requests. Try again later.',
+    });
   });
 });

@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { sessionTtlSeconds } from '../../src/auth/session/redis-session-store.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { RedisProbe, redisEnv, redisSuite } from '../helpers/redis.js';
+import { templatePayload } from '../helpers/seed.js';
 import { SESSION_COOKIE, signedIn } from '../helpers/session-client.js';
 import { linkUnit, seedLoginUser, seedUnit, USER_PASSWORD } from '../helpers/session-seed.js';
-import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const MINUTE = 60_000;
@@ -42,11 +42,21 @@ describe('sessions in Redis', redisSuite, () => {
     const client = await signedIn(server.url);
     const id = client.sessionId();
     const key = `session:${sha256(id)}`;
-    assert.ok((await sessionKeys()).includes(key), `no ${key} among ${(await sessionKeys()).join(', ')}`);
+    assert.ok(
+      (await sessionKeys()).includes(key),
+      `no ${key} among ${(await sessionKeys()).join(', ')}`,
+    );
     const stored = JSON.stringify([await probe.keys(), await probe.hash(key)]);
     assert.equal(stored.includes(id), false, 'the session id is stored in clear');
-    assert.equal(stored.includes(decodeURIComponent(client.cookie(SESSION_COOKIE) ?? '')), false, 'the cookie is stored');
-    assert.deepStrictEqual(await server.service.database.db.selectFrom('sessions').selectAll().execute(), []);
+    assert.equal(
+      stored.includes(decodeURIComponent(client.cookie(SESSION_COOKIE) ?? '')),
+      false,
+      'the cookie is stored',
+    );
+    assert.deepStrictEqual(
+      await server.service.database.db.selectFrom('sessions').selectAll().execute(),
+      [],
+    );
   });
 
   it('gives the session key a Redis TTL well beyond the idle time, so abandoned keys go away', async () => {
@@ -72,7 +82,11 @@ describe('sessions in Redis', redisSuite, () => {
     assert.notEqual(client.sessionId(), old.sessionId());
     assertSession401(await old.get('/app/session'));
     assertJson(await client.get('/app/session'), 200);
-    assert.equal((await sessionKeys()).includes(oldKey), false, 'the old session is still in Redis');
+    assert.equal(
+      (await sessionKeys()).includes(oldKey),
+      false,
+      'the old session is still in Redis',
+    );
   });
 
   it('deletes the session at logout: the old cookie is refused', async () => {
@@ -88,9 +102,22 @@ describe('sessions in Redis', redisSuite, () => {
     const client = await signedIn(server.url);
     const other = await signedIn(server.url);
     const mismatch = { message: 'CSRF token mismatch.' };
-    assertJson(await client.post('/api/import-templates', templatePayload(), { csrf: false }), 419, mismatch);
-    assertJson(await client.post('/api/import-templates', templatePayload(), { csrf: other.csrfToken ?? '' }), 419, mismatch);
-    assertJson(await client.post('/api/import-templates', templatePayload({ title: 'Through Redis' })), 201);
+    assertJson(
+      await client.post('/api/import-templates', templatePayload(), { csrf: false }),
+      419,
+      mismatch,
+    );
+    assertJson(
+      await client.post('/api/import-templates', templatePayload(), {
+        csrf: other.csrfToken ?? '',
+      }),
+      419,
+      mismatch,
+    );
+    assertJson(
+      await client.post('/api/import-templates', templatePayload({ title: 'Through Redis' })),
+      201,
+    );
   });
 
   it('ends the session after the idle time on the injected clock, and extends it with every request', async () => {
@@ -114,7 +141,10 @@ describe('sessions in Redis', redisSuite, () => {
     const mover = await signedIn(server.url);
     const stayer = await signedIn(server.url);
     assertJson(await mover.post('/app/session/unit', { unit_id: second }), 200);
-    assert.deepStrictEqual((await mover.get('/app/session')).body.unit, { id: second, name: 'Second' });
+    assert.deepStrictEqual((await mover.get('/app/session')).body.unit, {
+      id: second,
+      name: 'Second',
+    });
     assert.deepStrictEqual((await stayer.get('/app/session')).body.unit, { id: 1, name: 'Main' });
   });
 
@@ -136,7 +166,10 @@ describe('sessions in Redis: SESSION_IDLE_MINUTES', redisSuite, () => {
   before(async () => {
     const env = redisEnv();
     probe = new RedisProbe(env.REDIS_PREFIX);
-    server = await startTestServer({ ...env, SESSION_IDLE_MINUTES: '5' }, { anonymous: true, clock: () => now });
+    server = await startTestServer(
+      { ...env, SESSION_IDLE_MINUTES: '5' },
+      { anonymous: true, clock: () => now },
+    );
   });
   after(async () => {
     await server.close();

@@ -12,14 +12,22 @@ import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import type { NotificationEventPayload } from '../../src/notifications/notification-event.js';
 import { assert429, assertBearer401, bearer } from '../helpers/bearer.js';
 import { runCli } from '../helpers/cli.js';
-import { DRIVER, assertDriver401, driverEnv, driverRequest } from '../helpers/driver-client.js';
+import { assertDriver401, DRIVER, driverEnv, driverRequest } from '../helpers/driver-client.js';
+import { createTestDatabase } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { RedisProbe, redisEnv, redisSuite } from '../helpers/redis.js';
-import { createTestDatabase } from '../helpers/engines.js';
 import { templatePayload } from '../helpers/seed.js';
 import { SessionClient, signedIn } from '../helpers/session-client.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { REALTIME_ENV, login, pusherClient, seedLoginUser, waitFor, type Pusher, type Session } from '../realtime/realtime-clients.js';
+import {
+  login,
+  type Pusher,
+  pusherClient,
+  REALTIME_ENV,
+  type Session,
+  seedLoginUser,
+  waitFor,
+} from '../realtime/realtime-clients.js';
 
 // The one database both instances use: a PostgreSQL (or MariaDB) database in those engines'
 // passes of test/run.mjs, one SQLite file in the SQLite pass.
@@ -28,7 +36,12 @@ const sharedDatabase = await createTestDatabase();
 const DATABASE_URL = sharedDatabase.url ?? `sqlite:${path.join(SHARED_DIR, 'svc.sqlite')}`;
 
 // What every instance of one deployment shares (DESIGN.md 3.6): the secrets, set, not generated.
-const DEPLOYMENT = { DATABASE_URL, APP_SECRET: 'two-instances-app-secret', ...REALTIME_ENV, ...driverEnv() };
+const DEPLOYMENT = {
+  DATABASE_URL,
+  APP_SECRET: 'two-instances-app-secret',
+  ...REALTIME_ENV,
+  ...driverEnv(),
+};
 
 const LIST = '/api/import-templates';
 let logins = 0;
@@ -45,7 +58,9 @@ function sameBrowserOn(client: SessionClient, url: string): SessionClient {
 async function listen(pusher: Pusher, userId: number): Promise<NotificationEventPayload[]> {
   const received: NotificationEventPayload[] = [];
   const channel = pusher.subscribe(`private-notifications.${userId}`);
-  channel.bind('SvcNotificationReceived', (payload: NotificationEventPayload) => received.push(payload));
+  channel.bind('SvcNotificationReceived', (payload: NotificationEventPayload) =>
+    received.push(payload),
+  );
   await waitFor<void>('the subscription', (resolve, reject) => {
     channel.bind('pusher:subscription_succeeded', () => resolve());
     channel.bind('pusher:subscription_error', reject);
@@ -101,13 +116,16 @@ describe('two instances sharing one database and one Redis', redisSuite, () => {
     assert.equal(state.body.user.login, 'admin');
     assert.deepStrictEqual(state.body.unit, { id: 1, name: 'Main' });
     assertJson(await onB.post(LIST, templatePayload({ title: 'Written on B' })), 201);
-    assertJson(await onB.post(LIST, templatePayload(), { csrf: false }), 419, { message: 'CSRF token mismatch.' });
+    assertJson(await onB.post(LIST, templatePayload(), { csrf: false }), 419, {
+      message: 'CSRF token mismatch.',
+    });
     assertJson(await onB.post('/app/logout'), 200, { message: 'Logged out.' });
     assertJson(await onA.get('/app/session'), 401, { message: 'Unauthenticated.' });
   });
 
   it('counts failed authentications on A toward the limit on B: after 20 on A the next request on B is a 429', async () => {
-    for (let i = 0; i < 19; i++) assertBearer401(await a.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
+    for (let i = 0; i < 19; i++)
+      assertBearer401(await a.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
     assertJson(await b.get(LIST), 200);
     assertBearer401(await a.get(LIST, { headers: bearer('svc_api_short') }), 'Invalid token.');
     assert429(await b.get(LIST));
@@ -122,8 +140,16 @@ describe('two instances sharing one database and one Redis', redisSuite, () => {
     const alsoOnB = pusherClient(b.url, session);
     const onA = pusherClient(a.url, session);
     clients.push(onB, alsoOnB, onA);
-    const lists = await Promise.all([listen(onB, session.userId), listen(alsoOnB, session.userId), listen(onA, session.userId)]);
-    const sent = await a.post('/api/notifications', { to: session.userId, title: 'From A', message: 'to every instance' });
+    const lists = await Promise.all([
+      listen(onB, session.userId),
+      listen(alsoOnB, session.userId),
+      listen(onA, session.userId),
+    ]);
+    const sent = await a.post('/api/notifications', {
+      to: session.userId,
+      title: 'From A',
+      message: 'to every instance',
+    });
     assertJson(sent, 201);
     await settle(lists);
     for (const received of lists) {
@@ -141,17 +167,34 @@ describe('two instances sharing one database and one Redis', redisSuite, () => {
     const onA = pusherClient(a.url, session);
     clients.push(onB, onA);
     const lists = await Promise.all([listen(onB, session.userId), listen(onA, session.userId)]);
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, ...DEPLOYMENT, ...redisEnv(probe.prefix), ADMIN_PASSWORD, LOG_LEVEL: 'silent', DATA_DIR: a.dataDir, HOST: '127.0.0.1', PORT: new URL(a.url).port };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      ...DEPLOYMENT,
+      ...redisEnv(probe.prefix),
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: a.dataDir,
+      HOST: '127.0.0.1',
+      PORT: new URL(a.url).port,
+    };
     const run = await runCli(env, ['notify', name, '--title=From the CLI', '--message=through A']);
     assert.equal(run.code, 0, run.stderr);
     const [record] = JSON.parse(run.stdout) as Array<{ id: number }>;
     await settle(lists);
-    for (const received of lists) assert.deepStrictEqual(received.map((event) => [event.id, event.title]), [[record?.id, 'From the CLI']]);
+    for (const received of lists)
+      assert.deepStrictEqual(
+        received.map((event) => [event.id, event.title]),
+        [[record?.id, 'From the CLI']],
+      );
   });
 
   it('accepts a driver nonce once across instances: the same signed request replayed to B is a 401', async () => {
-    const signing = { nonce: `two-instances-nonce-${Date.now()}`, timestamp: Math.floor(Date.now() / 1000) };
-    const send = (url: string) => driverRequest(url, 'POST', `${DRIVER}/query`, { body: { sql: 'select 1 as one' }, signing });
+    const signing = {
+      nonce: `two-instances-nonce-${Date.now()}`,
+      timestamp: Math.floor(Date.now() / 1000),
+    };
+    const send = (url: string) =>
+      driverRequest(url, 'POST', `${DRIVER}/query`, { body: { sql: 'select 1 as one' }, signing });
     assertJson(await send(a.url), 200);
     assertDriver401(await send(b.url), 'The nonce was already used.');
     assertDriver401(await send(a.url), 'The nonce was already used.');

@@ -12,7 +12,10 @@ import { testEngine } from '../helpers/engines.js';
 import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const skip = testEngine === 'sqlite' ? false : 'SQLite only: checkpoints are how its WAL reaches the database file';
+const skip =
+  testEngine === 'sqlite'
+    ? false
+    : 'SQLite only: checkpoints are how its WAL reaches the database file';
 const WRITES = 5;
 
 /** Templates titled `prefix…` in a copy of the database file without its WAL (null: a torn copy). */
@@ -25,8 +28,13 @@ function inFileAlone(server: TestServer, prefix: string): number | null {
     const db = new BetterSqlite3(copy);
     try {
       // Before any checkpoint even the schema is only in the WAL.
-      if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'import_templates'").get()) return 0;
-      return (db.prepare('SELECT count(*) AS n FROM import_templates WHERE title LIKE ?').get(`${prefix}%`) as { n: number }).n;
+      if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'import_templates'").get())
+        return 0;
+      return (
+        db
+          .prepare('SELECT count(*) AS n FROM import_templates WHERE title LIKE ?')
+          .get(`${prefix}%`) as { n: number }
+      ).n;
     } finally {
       db.close();
     }
@@ -37,7 +45,10 @@ function inFileAlone(server: TestServer, prefix: string): number | null {
 
 async function writeTemplates(server: TestServer, prefix: string): Promise<void> {
   for (let i = 0; i < WRITES; i += 1) {
-    const reply = await server.post('/api/import-templates', templatePayload({ title: `${prefix} ${i}` }));
+    const reply = await server.post(
+      '/api/import-templates',
+      templatePayload({ title: `${prefix} ${i}` }),
+    );
     assert.equal(reply.status, 201, reply.text);
   }
 }
@@ -76,6 +87,9 @@ describe('SQLite background checkpoints', { skip }, () => {
   });
 
   it('refuses a SQLITE_BACKGROUND_CHECKPOINT that is not true or false', () => {
-    assert.throws(() => loadConfig({ SQLITE_BACKGROUND_CHECKPOINT: 'sometimes' }), /SQLITE_BACKGROUND_CHECKPOINT must be true or false, got "sometimes"/);
+    assert.throws(
+      () => loadConfig({ SQLITE_BACKGROUND_CHECKPOINT: 'sometimes' }),
+      /SQLITE_BACKGROUND_CHECKPOINT must be true or false, got "sometimes"/,
+    );
   });
 });

@@ -41,7 +41,11 @@ interface Details {
 /** The title names the detail rows, so a stored template shows whether it is whole. */
 function titled(name: string, groups: number[], users: number[]): Details {
   const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
-  return { title: `crash ${name} g=${sorted(groups).join(',')} u=${sorted(users).join(',')}`, groups: sorted(groups), users: sorted(users) };
+  return {
+    title: `crash ${name} g=${sorted(groups).join(',')} u=${sorted(users).join(',')}`,
+    groups: sorted(groups),
+    users: sorted(users),
+  };
 }
 
 function fromTitle(title: string): Pick<Details, 'groups' | 'users'> | null {
@@ -51,8 +55,10 @@ function fromTitle(title: string): Pick<Details, 'groups' | 'users'> | null {
   return { groups: ids(match[1]), users: ids(match[2]) };
 }
 
-const sameIds = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((id, i) => id === b[i]);
-const sortedIds = (rows: ReadonlyArray<Record<string, unknown>>, column: string) => rows.map((r) => Number(r[column])).sort((a, b) => a - b);
+const sameIds = (a: readonly number[], b: readonly number[]) =>
+  a.length === b.length && a.every((id, i) => id === b[i]);
+const sortedIds = (rows: ReadonlyArray<Record<string, unknown>>, column: string) =>
+  rows.map((r) => Number(r[column])).sort((a, b) => a - b);
 
 interface Tracked {
   /** The last write of it answered 2xx. */
@@ -79,10 +85,17 @@ describe('crash durability', () => {
     delete env.DATABASE_URL;
     if (database.url) env.DATABASE_URL = database.url;
     // What every start of the server shares: the data, and the first admin's password.
-    const storage: Record<string, string> = { DATA_DIR: dataDir, ADMIN_PASSWORD, ...(database.url ? { DATABASE_URL: database.url } : {}) };
+    const storage: Record<string, string> = {
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD,
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+    };
 
     const issued = await runCli({ ...env, LOG_LEVEL: 'silent' }, [
-      'token:create', 'admin', 'Main', '--name=crash load',
+      'token:create',
+      'admin',
+      'Main',
+      '--name=crash load',
       '--abilities=import-templates.read,import-templates.write,groups.write,users.write',
     ]);
     assert.equal(issued.code, 0, issued.stderr);
@@ -100,11 +113,16 @@ describe('crash durability', () => {
       groupIds.push(group.body.id);
     }
     for (let i = 1; i <= 3; i += 1) {
-      const user = await send(server.url, 'POST', '/api/users', { login: `crash${i}`, name: `Crash ${i}`, password: 'crash-password' });
+      const user = await send(server.url, 'POST', '/api/users', {
+        login: `crash${i}`,
+        name: `Crash ${i}`,
+        password: 'crash-password',
+      });
       assert.equal(user.status, 201, user.text);
       userIds.push(user.body.id);
     }
-    const pick = (ids: readonly number[], from: number, count: number) => Array.from({ length: count }, (_, i) => ids[(from + i) % ids.length] as number);
+    const pick = (ids: readonly number[], from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ids[(from + i) % ids.length] as number);
 
     const tracked = new Map<number, Tracked>();
     let unansweredCreates = 0;
@@ -128,7 +146,11 @@ describe('crash durability', () => {
         }
       };
       /** One write: its answer, null when the server died before answering, undefined when not sent. */
-      const write = async (method: string, target: string, body: unknown): Promise<Reply | null | undefined> => {
+      const write = async (
+        method: string,
+        target: string,
+        body: unknown,
+      ): Promise<Reply | null | undefined> => {
         if (killing) return undefined;
         inFlight += 1;
         try {
@@ -155,7 +177,8 @@ describe('crash durability', () => {
             if (reply === null) unansweredCreates += 1;
             return;
           }
-          if (reply.status !== 201) return void refusals.push(`create ${reply.status} ${reply.text.slice(0, 200)}`);
+          if (reply.status !== 201)
+            return void refusals.push(`create ${reply.status} ${reply.text.slice(0, 200)}`);
           const id = reply.body.id as number;
           const entry: Tracked = { acked: created, pending: null };
           tracked.set(id, entry);
@@ -173,7 +196,8 @@ describe('crash durability', () => {
             users: updated.users.map((user_id) => ({ user_id })),
           });
           if (!changed) return;
-          if (changed.status !== 200) return void refusals.push(`update ${changed.status} ${changed.text.slice(0, 200)}`);
+          if (changed.status !== 200)
+            return void refusals.push(`update ${changed.status} ${changed.text.slice(0, 200)}`);
           entry.acked = updated;
           entry.pending = null;
           counted();
@@ -181,7 +205,10 @@ describe('crash durability', () => {
       };
       await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
       assert.deepStrictEqual(refusals, [], 'every write before the kill was answered 2xx');
-      assert.ok(killing, `round ${round}: the load ended before ${KILL_AFTER} writes were answered`);
+      assert.ok(
+        killing,
+        `round ${round}: the load ended before ${KILL_AFTER} writes were answered`,
+      );
       await killing;
       assert.equal(live.child.signalCode, 'SIGKILL');
       return { answered, inFlightAtKill };
@@ -196,16 +223,30 @@ describe('crash durability', () => {
           ids.slice(i, i + CLIENTS).map(async (id) => {
             const entry = tracked.get(id) as Tracked;
             const reply = await send(live.url, 'GET', `${PATH}/${id}`);
-            assert.equal(reply.status, 200, `template ${id} was answered 2xx before a kill: ${reply.status} ${reply.text.slice(0, 200)}`);
-            const stored = { title: reply.body.title as string, groups: sortedIds(reply.body.groups, 'group_id'), users: sortedIds(reply.body.users, 'user_id') };
+            assert.equal(
+              reply.status,
+              200,
+              `template ${id} was answered 2xx before a kill: ${reply.status} ${reply.text.slice(0, 200)}`,
+            );
+            const stored = {
+              title: reply.body.title as string,
+              groups: sortedIds(reply.body.groups, 'group_id'),
+              users: sortedIds(reply.body.users, 'user_id'),
+            };
             const matches = (expected: Details | null) =>
-              expected !== null && stored.title === expected.title && sameIds(stored.groups, expected.groups) && sameIds(stored.users, expected.users);
+              expected !== null &&
+              stored.title === expected.title &&
+              sameIds(stored.groups, expected.groups) &&
+              sameIds(stored.users, expected.users);
             if (matches(entry.acked)) found.asAnswered += 1;
             else if (matches(entry.pending)) {
               // The update committed but its answer never left: from now on it is the state.
               found.asUnansweredUpdate += 1;
               entry.acked = entry.pending as Details;
-            } else assert.fail(`template ${id} is ${JSON.stringify(stored)}, expected ${JSON.stringify(entry.acked)} or the unanswered ${JSON.stringify(entry.pending)}`);
+            } else
+              assert.fail(
+                `template ${id} is ${JSON.stringify(stored)}, expected ${JSON.stringify(entry.acked)} or the unanswered ${JSON.stringify(entry.pending)}`,
+              );
             entry.pending = null;
           }),
         );
@@ -220,25 +261,53 @@ describe('crash durability', () => {
       try {
         const { db } = direct;
         const templates = await db.selectFrom('import_templates').select(['id', 'title']).execute();
-        const groups = await db.selectFrom('import_template_groups').select(['template_id', 'group_id']).execute();
-        const users = await db.selectFrom('import_template_users').select(['template_id', 'user_id']).execute();
+        const groups = await db
+          .selectFrom('import_template_groups')
+          .select(['template_id', 'group_id'])
+          .execute();
+        const users = await db
+          .selectFrom('import_template_users')
+          .select(['template_id', 'user_id'])
+          .execute();
         const stored = new Set(templates.map((row) => Number(row.id)));
         const orphans = [...groups, ...users].filter((row) => !stored.has(Number(row.template_id)));
-        assert.equal(orphans.length, 0, `detail rows without their template: ${JSON.stringify(orphans.slice(0, 5))}`);
+        assert.equal(
+          orphans.length,
+          0,
+          `detail rows without their template: ${JSON.stringify(orphans.slice(0, 5))}`,
+        );
         for (const row of templates) {
           const id = Number(row.id);
-          const own = (rows: ReadonlyArray<Record<string, unknown>>, column: string) => sortedIds(rows.filter((r) => Number(r.template_id) === id), column);
-          assert.deepStrictEqual({ groups: own(groups, 'group_id'), users: own(users, 'user_id') }, fromTitle(String(row.title)), `template ${id} "${row.title}" has a partial set of details`);
+          const own = (rows: ReadonlyArray<Record<string, unknown>>, column: string) =>
+            sortedIds(
+              rows.filter((r) => Number(r.template_id) === id),
+              column,
+            );
+          assert.deepStrictEqual(
+            { groups: own(groups, 'group_id'), users: own(users, 'user_id') },
+            fromTitle(String(row.title)),
+            `template ${id} "${row.title}" has a partial set of details`,
+          );
         }
         const unanswered = templates.filter((row) => !tracked.has(Number(row.id)));
-        assert.ok(unanswered.length <= unansweredCreates, `${unanswered.length} templates nobody was answered for, only ${unansweredCreates} creates unanswered`);
+        assert.ok(
+          unanswered.length <= unansweredCreates,
+          `${unanswered.length} templates nobody was answered for, only ${unansweredCreates} creates unanswered`,
+        );
         // Committed though unanswered: known from now on.
         for (const row of unanswered) {
           const details = fromTitle(String(row.title)) as Pick<Details, 'groups' | 'users'>;
-          tracked.set(Number(row.id), { acked: { title: String(row.title), ...details }, pending: null });
+          tracked.set(Number(row.id), {
+            acked: { title: String(row.title), ...details },
+            pending: null,
+          });
         }
         unansweredCreates = 0;
-        return { templates: templates.length, details: groups.length + users.length, unansweredCommitted: unanswered.length };
+        return {
+          templates: templates.length,
+          details: groups.length + users.length,
+          unansweredCommitted: unanswered.length,
+        };
       } finally {
         await direct.close();
       }

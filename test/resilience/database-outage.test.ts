@@ -4,7 +4,7 @@
 // machine's database is never stopped.
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engines.js';
+import { createTestDatabase, type TestDatabase, testEngine } from '../helpers/engines.js';
 import { JSON_TYPE, type Reply } from '../helpers/http.js';
 import { openServerConnection, type ServerConnection } from '../helpers/server-connection.js';
 import { SessionClient } from '../helpers/session-client.js';
@@ -41,7 +41,11 @@ interface Timed {
 
 function assert503(answer: Timed, bound: number): void {
   const { reply, route, ms } = answer;
-  assert.equal(reply.status, 503, `${route}: status ${reply.status}, body ${reply.text.slice(0, 300)}`);
+  assert.equal(
+    reply.status,
+    503,
+    `${route}: status ${reply.status}, body ${reply.text.slice(0, 300)}`,
+  );
   assert.equal(reply.headers.get('content-type'), JSON_TYPE, route);
   assert.equal(reply.headers.get('retry-after'), '5', route);
   assert.deepStrictEqual(reply.body, UNAVAILABLE, route);
@@ -50,7 +54,9 @@ function assert503(answer: Timed, bound: number): void {
 
 function report(t: TestContext, label: string, answers: readonly Timed[]): void {
   const ms = answers.map((a) => a.ms);
-  t.diagnostic(`${label}: ${answers.length} answers in ${Math.min(...ms)}..${Math.max(...ms)} ms (${answers.map((a) => `${a.route} ${a.ms}`).join(', ')})`);
+  t.diagnostic(
+    `${label}: ${answers.length} answers in ${Math.min(...ms)}..${Math.max(...ms)} ms (${answers.map((a) => `${a.route} ${a.ms}`).join(', ')})`,
+  );
 }
 
 describe('database outage', { skip }, () => {
@@ -63,13 +69,25 @@ describe('database outage', { skip }, () => {
 
   /** Every kind of route that reads the database: resources, token lookup, login, sessions, notifications. */
   const routes: Record<string, { ok: number; send: () => Promise<Reply> }> = {
-    'GET /api/import-templates (bearer)': { ok: 200, send: () => server.get('/api/import-templates') },
-    'POST /api/import-templates (bearer)': { ok: 201, send: () => server.post('/api/import-templates', template('bearer')) },
-    'POST /api/import-templates (session, CSRF)': { ok: 201, send: () => session.post('/api/import-templates', template('session')) },
+    'GET /api/import-templates (bearer)': {
+      ok: 200,
+      send: () => server.get('/api/import-templates'),
+    },
+    'POST /api/import-templates (bearer)': {
+      ok: 201,
+      send: () => server.post('/api/import-templates', template('bearer')),
+    },
+    'POST /api/import-templates (session, CSRF)': {
+      ok: 201,
+      send: () => session.post('/api/import-templates', template('session')),
+    },
     'POST /app/login': { ok: 200, send: () => new SessionClient(server.url).login() },
     'GET /app/session': { ok: 200, send: () => session.get('/app/session') },
     'GET /app/notifications': { ok: 200, send: () => session.get('/app/notifications') },
-    'POST /api/notifications (bearer)': { ok: 201, send: () => server.post('/api/notifications', { to: [1], title: 'Hi', message: 'm' }) },
+    'POST /api/notifications (bearer)': {
+      ok: 201,
+      send: () => server.post('/api/notifications', { to: [1], title: 'Hi', message: 'm' }),
+    },
   };
 
   async function timed(route: string, send: () => Promise<Reply>): Promise<Timed> {
@@ -78,12 +96,17 @@ describe('database outage', { skip }, () => {
     return { route, reply, ms: Math.round(performance.now() - started) };
   }
 
-  const everyRoute = () => Promise.all(Object.entries(routes).map(([route, { send }]) => timed(route, send)));
+  const everyRoute = () =>
+    Promise.all(Object.entries(routes).map(([route, { send }]) => timed(route, send)));
 
   async function assertServing(): Promise<void> {
     for (const [route, { ok, send }] of Object.entries(routes)) {
       const reply = await send();
-      assert.equal(reply.status, ok, `${route}: status ${reply.status}, body ${reply.text.slice(0, 300)}`);
+      assert.equal(
+        reply.status,
+        ok,
+        `${route}: status ${reply.status}, body ${reply.text.slice(0, 300)}`,
+      );
     }
   }
 
@@ -91,7 +114,11 @@ describe('database outage', { skip }, () => {
     database = await createTestDatabase(engine);
     const proxied = await proxyDatabase(database.url as string);
     proxy = proxied.proxy;
-    server = await startTestServer({ DATABASE_URL: proxied.url, DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), DB_POOL_SIZE: String(POOL_SIZE) });
+    server = await startTestServer({
+      DATABASE_URL: proxied.url,
+      DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+      DB_POOL_SIZE: String(POOL_SIZE),
+    });
     session = await new SessionClient(server.url).signIn();
     admin = await openServerConnection(engine, database.url as string);
   });
@@ -131,7 +158,11 @@ describe('database outage', { skip }, () => {
       // It did wait for the connect timeout: the 503 is the pool giving up, not a refusal.
       assert.ok(answer.ms >= CONNECT_TIMEOUT_MS - 50, `${answer.route}: ${answer.ms} ms`);
     }
-    report(t, `stalled (DB_CONNECT_TIMEOUT_MS=${CONNECT_TIMEOUT_MS}, DB_POOL_SIZE=${POOL_SIZE})`, answers);
+    report(
+      t,
+      `stalled (DB_CONNECT_TIMEOUT_MS=${CONNECT_TIMEOUT_MS}, DB_POOL_SIZE=${POOL_SIZE})`,
+      answers,
+    );
     await proxy.restore();
     await assertServing();
   });
@@ -141,8 +172,12 @@ describe('database outage', { skip }, () => {
     await admin.lock('import_templates');
     const inFlight = [
       timed('GET /api/import-templates', () => server.get('/api/import-templates')),
-      timed('POST /api/import-templates', () => server.post('/api/import-templates', template('reset mid-statement'))),
-      timed('POST /api/import-templates (session)', () => session.post('/api/import-templates', template('reset mid-statement'))),
+      timed('POST /api/import-templates', () =>
+        server.post('/api/import-templates', template('reset mid-statement')),
+      ),
+      timed('POST /api/import-templates (session)', () =>
+        session.post('/api/import-templates', template('reset mid-statement')),
+      ),
     ];
     await new Promise((resolve) => setTimeout(resolve, 300));
     await proxy.cut();
@@ -152,14 +187,18 @@ describe('database outage', { skip }, () => {
     report(t, 'reset mid-statement (ms include the 300 ms wait)', answers);
     await proxy.restore();
     await assertServing();
-    const [row] = await admin.query("select count(*) as n from import_templates where title = 'reset mid-statement'");
+    const [row] = await admin.query(
+      "select count(*) as n from import_templates where title = 'reset mid-statement'",
+    );
     assert.equal(Number(row?.n), 0, 'a write whose connection was reset left nothing behind');
   });
 
   it('answers 503 when the server ends the connections (shutdown, administrator kill), then serves again', async (t) => {
     await admin.lock('import_templates');
     const inFlight = timed('GET /api/import-templates', () => server.get('/api/import-templates'));
-    const write = timed('POST /api/import-templates', () => server.post('/api/import-templates', template('terminated')));
+    const write = timed('POST /api/import-templates', () =>
+      server.post('/api/import-templates', template('terminated')),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const ended = await admin.terminateOthers();
     await admin.unlock();
@@ -170,9 +209,12 @@ describe('database outage', { skip }, () => {
     // whose end the pool has not yet noticed (a loaded machine) can still fail one request with
     // a 503; the pool discards it then, so within a moment every route serves again.
     const deadline = Date.now() + 5_000;
-    while ((await server.get('/ready')).status !== 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((await server.get('/ready')).status !== 200 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await assertServing();
-    const [row] = await admin.query("select count(*) as n from import_templates where title = 'terminated'");
+    const [row] = await admin.query(
+      "select count(*) as n from import_templates where title = 'terminated'",
+    );
     assert.equal(Number(row?.n), 0);
   });
 });

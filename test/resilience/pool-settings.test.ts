@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engines.js';
+import { createTestDatabase, type TestDatabase, testEngine } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { openServerConnection } from '../helpers/server-connection.js';
 import { proxyDatabase } from '../helpers/tcp-proxy.js';
@@ -65,7 +65,9 @@ describe('pool settings', { skip }, () => {
   }
 
   it('cancels a statement held up past DB_STATEMENT_TIMEOUT_MS: 503 JSON with Retry-After, and nothing is written', async (t: TestContext) => {
-    const { server, direct } = await serverWith({ DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) });
+    const { server, direct } = await serverWith({
+      DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
+    });
     /** The request's answer and time while another connection holds a lock. */
     const whileLocked = async <T>(lock: () => Promise<void>, work: () => Promise<T>) => {
       await lock();
@@ -75,16 +77,27 @@ describe('pool settings', { skip }, () => {
         await direct.unlock();
       }
     };
-    const read = await whileLocked(() => direct.lock('import_templates'), () => server.get('/api/import-templates'));
+    const read = await whileLocked(
+      () => direct.lock('import_templates'),
+      () => server.get('/api/import-templates'),
+    );
     // Inserts into a detail table held up: the write inserts its master row, then waits on its
     // first detail row and is cancelled there, so the master row must be rolled back with it.
-    const write = await whileLocked(() => direct.lockInserts('import_template_users'), () => server.post('/api/import-templates', template('held up')));
+    const write = await whileLocked(
+      () => direct.lockInserts('import_template_users'),
+      () => server.post('/api/import-templates', template('held up')),
+    );
     for (const { value: reply, ms } of [read, write]) {
       assertJson(reply, 503, TIMED_OUT);
       assert.equal(reply.headers.get('retry-after'), '5');
-      assert.ok(ms >= STATEMENT_TIMEOUT_MS - 20 && ms < STATEMENT_TIMEOUT_MS + MARGIN_MS, `answered in ${ms} ms`);
+      assert.ok(
+        ms >= STATEMENT_TIMEOUT_MS - 20 && ms < STATEMENT_TIMEOUT_MS + MARGIN_MS,
+        `answered in ${ms} ms`,
+      );
     }
-    t.diagnostic(`DB_STATEMENT_TIMEOUT_MS=${STATEMENT_TIMEOUT_MS}: read answered in ${read.ms} ms, write in ${write.ms} ms`);
+    t.diagnostic(
+      `DB_STATEMENT_TIMEOUT_MS=${STATEMENT_TIMEOUT_MS}: read answered in ${read.ms} ms, write in ${write.ms} ms`,
+    );
     for (const table of ['import_templates', 'import_template_users', 'import_template_groups']) {
       const [row] = await direct.query(`select count(*) as n from ${table}`);
       assert.equal(Number(row?.n), 0, `${table} holds nothing of the cancelled write`);
@@ -109,11 +122,18 @@ describe('pool settings', { skip }, () => {
     for (const reply of await Promise.all(replies)) assertJson(reply, 200);
     assert.equal(opened, size, `${opened} connections opened while ${4 * size} requests waited`);
     assert.equal(connections(), size);
-    t.diagnostic(`DB_POOL_SIZE=${size}: ${4 * size} concurrent requests, ${connections()} connections`);
+    t.diagnostic(
+      `DB_POOL_SIZE=${size}: ${4 * size} concurrent requests, ${connections()} connections`,
+    );
   });
 });
 
-describe('SQLite lock timeout', { skip: testEngine === 'sqlite' ? false : 'SQLite only (the server engines have the statement timeout above)' }, () => {
+describe('SQLite lock timeout', {
+  skip:
+    testEngine === 'sqlite'
+      ? false
+      : 'SQLite only (the server engines have the statement timeout above)',
+}, () => {
   it('answers 503 JSON when another connection (another process) holds the write lock past the busy timeout (5 s), and writes nothing', async (t: TestContext) => {
     const server = await startTestServer();
     const other = new BetterSqlite3(path.join(server.dataDir, 'svc.sqlite'));

@@ -18,8 +18,13 @@ describe('companies resource', () => {
     const refused = await server.delete(`/api/companies/${company.body.id}`);
     assert.equal(refused.status, 422);
     assert.deepEqual(refused.body, {
-      message: 'The record is still in use by other records, or refers to a record that does not exist.',
-      errors: { record: ['The record is still in use by other records, or refers to a record that does not exist.'] },
+      message:
+        'The record is still in use by other records, or refers to a record that does not exist.',
+      errors: {
+        record: [
+          'The record is still in use by other records, or refers to a record that does not exist.',
+        ],
+      },
     });
     assert.equal((await server.get(`/api/companies/${company.body.id}`)).status, 200);
     assert.equal((await server.get(`/api/units/${unit.body.id}`)).body.company_id, company.body.id);
@@ -28,6 +33,9 @@ describe('companies resource', () => {
   it('deletes a company without units', async () => {
     const company = await server.post('/api/companies', { name: 'Empty' });
     const deleted = await server.delete(`/api/companies/${company.body.id}`);
-    assert.deepEqual([deleted.status, deleted.body], [200, { message: 'Resource deleted successfully' }]);
+    assert.deepEqual(
+      [deleted.status, deleted.body],
+      [200, { message: 'Resource deleted successfully' }],
+    );
   });
 });

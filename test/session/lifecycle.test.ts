@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { assertJson, type Reply } from '../helpers/http.js';
-import { SESSION_COOKIE, SessionClient, XSRF_COOKIE, signedIn } from '../helpers/session-client.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { readCasts } from '../../src/model/casts.js';
+import { assertJson, type Reply } from '../helpers/http.js';
+import { SESSION_COOKIE, SessionClient, signedIn, XSRF_COOKIE } from '../helpers/session-client.js';
+import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const MINUTE = 60_000;
 
@@ -37,7 +37,12 @@ describe('session mode: login, session, logout', () => {
       .select(['id', 'login', 'name', 'email', 'admin', 'active', 'created_at', 'updated_at'])
       .where('id', '=', 1)
       .executeTakeFirstOrThrow();
-    admin = { ...row, id: Number(row.id), created_at: readCasts.datetime(row.created_at), updated_at: readCasts.datetime(row.updated_at) };
+    admin = {
+      ...row,
+      id: Number(row.id),
+      created_at: readCasts.datetime(row.created_at),
+      updated_at: readCasts.datetime(row.updated_at),
+    };
   });
   after(() => server.close());
 
@@ -47,7 +52,11 @@ describe('session mode: login, session, logout', () => {
     assertJson(reply, 200);
     const token: unknown = reply.body.csrf_token;
     assert.equal(typeof token, 'string');
-    assert.deepStrictEqual(reply.body, { user: admin, unit: { id: 1, name: 'Main' }, csrf_token: token });
+    assert.deepStrictEqual(reply.body, {
+      user: admin,
+      unit: { id: 1, name: 'Main' },
+      csrf_token: token,
+    });
     assert.equal(decodeURIComponent(client.cookie(XSRF_COOKIE) ?? ''), token);
     assert.equal(Object.hasOwn(reply.body.user, 'password_hash'), false);
   });
@@ -65,7 +74,11 @@ describe('session mode: login, session, logout', () => {
 
   it('ignores X-Forwarded-Proto from an untrusted client: the cookie stays not Secure', async () => {
     const client = new SessionClient(server.url);
-    await client.post('/app/login', { login: 'admin', password: ADMIN_PASSWORD }, { csrf: false, headers: { 'x-forwarded-proto': 'https' } });
+    await client.post(
+      '/app/login',
+      { login: 'admin', password: ADMIN_PASSWORD },
+      { csrf: false, headers: { 'x-forwarded-proto': 'https' } },
+    );
     const session = client.lastSetCookies.find((c) => c.name === SESSION_COOKIE);
     assert.equal(session?.attributes.has('secure'), false, session?.raw);
   });
@@ -95,7 +108,11 @@ describe('session mode: login, session, logout', () => {
     const reply = await client.get('/app/session');
     assertJson(reply, 200);
     assert.equal(typeof reply.body.csrf_token, 'string');
-    assert.deepStrictEqual(reply.body, { user: admin, unit: { id: 1, name: 'Main' }, csrf_token: reply.body.csrf_token });
+    assert.deepStrictEqual(reply.body, {
+      user: admin,
+      unit: { id: 1, name: 'Main' },
+      csrf_token: reply.body.csrf_token,
+    });
   });
 
   it('gives a new session id at every login and kills the old one (no fixation)', async () => {
@@ -109,7 +126,11 @@ describe('session mode: login, session, logout', () => {
     assertApi401(await old.get('/api/import-templates'));
     assertJson(await client.get('/app/session'), 200);
     const keys = await sessionKeys(server);
-    assert.equal(keys.includes(createHash('sha256').update(idA).digest('hex')), false, 'session A is still stored');
+    assert.equal(
+      keys.includes(createHash('sha256').update(idA).digest('hex')),
+      false,
+      'session A is still stored',
+    );
   });
 
   it('never adopts a session id the client offers at login', async () => {
@@ -152,7 +173,11 @@ describe('session mode: behind an HTTPS proxy (TRUST_PROXY=true)', () => {
 
   it('sets both cookies Secure when the trusted proxy says the request came over HTTPS', async () => {
     const client = new SessionClient(server.url);
-    const reply = await client.post('/app/login', { login: 'admin', password: ADMIN_PASSWORD }, { csrf: false, headers: { 'x-forwarded-proto': 'https' } });
+    const reply = await client.post(
+      '/app/login',
+      { login: 'admin', password: ADMIN_PASSWORD },
+      { csrf: false, headers: { 'x-forwarded-proto': 'https' } },
+    );
     assertJson(reply, 200);
     for (const name of [SESSION_COOKIE, XSRF_COOKIE]) {
       const cookie = client.lastSetCookies.find((c) => c.name === name);
@@ -202,7 +227,10 @@ describe('session mode: SESSION_IDLE_MINUTES', () => {
   let now = Date.now();
 
   before(async () => {
-    server = await startTestServer({ SESSION_IDLE_MINUTES: '5' }, { anonymous: true, clock: () => now });
+    server = await startTestServer(
+      { SESSION_IDLE_MINUTES: '5' },
+      { anonymous: true, clock: () => now },
+    );
   });
   after(() => server.close());
 

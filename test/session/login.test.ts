@@ -32,7 +32,15 @@ describe('session mode: failed logins', () => {
     await db.updateTable('users').set({ active: 'N' }).where('login', '=', 'inactive').execute();
     await seedLoginUser(db, 'unitless', []);
     const abilities = grantableAbilities();
-    token = (await createToken(server.service.database, abilities, { userId: 1, unitId: 1, name: 'limit', abilities, expiresAt: null })).token;
+    token = (
+      await createToken(server.service.database, abilities, {
+        userId: 1,
+        unitId: 1,
+        name: 'limit',
+        abilities,
+        expiresAt: null,
+      })
+    ).token;
   });
   after(() => server.close());
   beforeEach(async () => {
@@ -54,13 +62,25 @@ describe('session mode: failed logins', () => {
   });
 
   it('answers a login holding a NUL character as an unknown login, counted as a failure, on every engine', async () => {
-    assertJson(await new SessionClient(server.url).login('ad\u0000min', ADMIN_PASSWORD), 422, BAD_CREDENTIALS);
+    assertJson(
+      await new SessionClient(server.url).login('ad\u0000min', ADMIN_PASSWORD),
+      422,
+      BAD_CREDENTIALS,
+    );
     assert.equal(await failures(), 1);
   });
 
   it('answers the same 422 for an inactive user and a user without a unit, even with the right password', async () => {
-    assertJson(await new SessionClient(server.url).login('inactive', USER_PASSWORD), 422, BAD_CREDENTIALS);
-    assertJson(await new SessionClient(server.url).login('unitless', USER_PASSWORD), 422, BAD_CREDENTIALS);
+    assertJson(
+      await new SessionClient(server.url).login('inactive', USER_PASSWORD),
+      422,
+      BAD_CREDENTIALS,
+    );
+    assertJson(
+      await new SessionClient(server.url).login('unitless', USER_PASSWORD),
+      422,
+      BAD_CREDENTIALS,
+    );
   });
 
   it('starts no session and sets no cookie on a failed login', async () => {
@@ -69,7 +89,10 @@ describe('session mode: failed logins', () => {
     assertJson(await client.login('admin', 'wrong'), 422);
     assert.deepStrictEqual(client.lastSetCookies, []);
     assert.equal(client.cookie(SESSION_COOKIE), undefined);
-    assert.deepStrictEqual(await server.service.database.db.selectFrom('sessions').selectAll().execute(), sessions);
+    assert.deepStrictEqual(
+      await server.service.database.db.selectFrom('sessions').selectAll().execute(),
+      sessions,
+    );
   });
 
   it('keeps the current session when a login attempt fails', async () => {
@@ -81,7 +104,10 @@ describe('session mode: failed logins', () => {
   it('answers a login without fields with a 422 naming both, not counted as a failure', async () => {
     assertJson(await new SessionClient(server.url).post('/app/login', {}), 422, {
       message: 'The login field is required. (and 1 more error)',
-      errors: { login: ['The login field is required.'], password: ['The password field is required.'] },
+      errors: {
+        login: ['The login field is required.'],
+        password: ['The password field is required.'],
+      },
     });
     assert.equal(await failures(), 0);
   });
@@ -94,17 +120,29 @@ describe('session mode: failed logins', () => {
   });
 
   it('answers 429 on login and on bearer requests after 20 failed logins, until the window passes', async () => {
-    for (let i = 0; i < 20; i++) assertJson(await new SessionClient(server.url).login('admin', `wrong ${i}`), 422);
+    for (let i = 0; i < 20; i++)
+      assertJson(await new SessionClient(server.url).login('admin', `wrong ${i}`), 422);
     assert429(await new SessionClient(server.url).login('admin', ADMIN_PASSWORD));
-    assert429(await new SessionClient(server.url).request('GET', '/api/import-templates', { headers: { authorization: `Bearer ${token}` } }));
+    assert429(
+      await new SessionClient(server.url).request('GET', '/api/import-templates', {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
     now += 600_000;
     assertJson(await new SessionClient(server.url).login('admin', ADMIN_PASSWORD), 200);
   });
 
   it('shares the count with bearer failures: 10 failed logins and 10 bad tokens block the login', async () => {
-    for (let i = 0; i < 10; i++) assertJson(await new SessionClient(server.url).login('admin', `wrong ${i}`), 422);
+    for (let i = 0; i < 10; i++)
+      assertJson(await new SessionClient(server.url).login('admin', `wrong ${i}`), 422);
     const anonymous = new SessionClient(server.url);
-    for (let i = 0; i < 10; i++) assertJson(await anonymous.request('GET', '/api/import-templates', { headers: { authorization: 'Bearer nope' } }), 401);
+    for (let i = 0; i < 10; i++)
+      assertJson(
+        await anonymous.request('GET', '/api/import-templates', {
+          headers: { authorization: 'Bearer nope' },
+        }),
+        401,
+      );
     assert429(await new SessionClient(server.url).login('admin', ADMIN_PASSWORD));
   });
 });

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { assertJson, type Reply } from '../helpers/http.js';
-import { SESSION_COOKIE, SessionClient, signedIn } from '../helpers/session-client.js';
 import { templatePayload } from '../helpers/seed.js';
+import { SESSION_COOKIE, SessionClient, signedIn } from '../helpers/session-client.js';
 import { insertTemplate } from '../helpers/templates.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -59,11 +59,13 @@ describe('session mode: 401 without a session', () => {
   // test/auth/failure-limit.test.ts); cleared anyway, so that these tests are about the 401 only.
   beforeEach(() => server.service.database.db.deleteFrom('auth_failures').execute());
 
-  const send = (client: SessionClient, [method, target, body]: Call) => client.request(method, target, { body, csrf: false });
+  const send = (client: SessionClient, [method, target, body]: Call) =>
+    client.request(method, target, { body, csrf: false });
 
   it('returns the bearer-style 401 on every import-template action when neither a session nor a credential is sent', async () => {
     const anonymous = new SessionClient(server.url);
-    for (const call of resourceCalls(templateId)) assertBearerStyle401(await send(anonymous, call), call.join(' '));
+    for (const call of resourceCalls(templateId))
+      assertBearerStyle401(await send(anonymous, call), call.join(' '));
   });
 
   it('returns 401 {message} on every session-only route without a session', async () => {
@@ -73,15 +75,27 @@ describe('session mode: 401 without a session', () => {
 
   it('returns 401, not 419, for a write with neither a session nor a CSRF token', async () => {
     const anonymous = new SessionClient(server.url);
-    assertBearerStyle401(await anonymous.post('/api/import-templates', templatePayload(), { csrf: false }), 'api create');
-    assertBearerStyle401(await anonymous.delete(`/api/import-templates/${templateId}`, { csrf: false }), 'api delete');
-    assertSession401(await anonymous.post('/app/session/unit', { unit_id: 1 }, { csrf: false }), 'unit switch');
+    assertBearerStyle401(
+      await anonymous.post('/api/import-templates', templatePayload(), { csrf: false }),
+      'api create',
+    );
+    assertBearerStyle401(
+      await anonymous.delete(`/api/import-templates/${templateId}`, { csrf: false }),
+      'api delete',
+    );
+    assertSession401(
+      await anonymous.post('/app/session/unit', { unit_id: 1 }, { csrf: false }),
+      'unit switch',
+    );
   });
 
   it('runs no controller on a refused request: nothing is written', async () => {
     const anonymous = new SessionClient(server.url);
     for (const call of resourceCalls(templateId)) await send(anonymous, call);
-    assert.deepStrictEqual(await server.service.database.db.selectFrom('import_templates').selectAll().execute(), stored);
+    assert.deepStrictEqual(
+      await server.service.database.db.selectFrom('import_templates').selectAll().execute(),
+      stored,
+    );
   });
 
   it('returns 401 for a session cookie whose signature does not match', async () => {
@@ -102,7 +116,8 @@ describe('session mode: 401 without a session', () => {
   it('returns 401 for a validly signed cookie whose session is gone from the store', async () => {
     const client = await signedIn(server.url);
     await server.service.database.db.deleteFrom('sessions').execute();
-    for (const call of resourceCalls(templateId)) assertBearerStyle401(await send(client, call), call.join(' '));
+    for (const call of resourceCalls(templateId))
+      assertBearerStyle401(await send(client, call), call.join(' '));
     assertSession401(await client.get('/app/session'), 'session');
     assertSession401(await client.post('/app/logout'), 'logout with the old token');
   });

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertJson } from '../helpers/http.js';
+import { insertRow } from '../helpers/rows.js';
 import { templatePayload } from '../helpers/seed.js';
 import { type SessionClient, signedIn } from '../helpers/session-client.js';
 import { linkUnit, seedUnit } from '../helpers/session-seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { insertRow } from '../helpers/rows.js';
 
 const LOGS = '/api/import-template-logs?sort=id&direction=asc';
 const UNAUTHORIZED = { message: 'This action is unauthorized.' };
@@ -41,7 +41,10 @@ describe('session mode: switching units', () => {
     assertJson(template, 201);
     templateId = template.body.id;
     for (const status of ['succeeded', 'failed']) {
-      const log = await session.post('/api/import-template-logs', { template_id: templateId, status });
+      const log = await session.post('/api/import-template-logs', {
+        template_id: templateId,
+        status,
+      });
       assertJson(log, 201);
       assert.equal(log.body.unit_id, 1);
       logsOfMain.push(log.body.id);
@@ -65,22 +68,32 @@ describe('session mode: switching units', () => {
     assert.deepStrictEqual(await unitOf(client), { id: second, name: 'Second' });
     assert.deepStrictEqual(await ids(client), []);
 
-    const log = await client.post('/api/import-template-logs', { template_id: templateId, status: 'queued' });
+    const log = await client.post('/api/import-template-logs', {
+      template_id: templateId,
+      status: 'queued',
+    });
     assertJson(log, 201);
     assert.equal(log.body.unit_id, second);
     assert.deepStrictEqual(await ids(client), [log.body.id]);
-    assertJson(await client.get(`/api/import-template-logs/${logsOfMain[0]}`), 404, { error: 'Resource not found' });
+    assertJson(await client.get(`/api/import-template-logs/${logsOfMain[0]}`), 404, {
+      error: 'Resource not found',
+    });
 
     assertJson(await client.post('/app/session/unit', { unit_id: 1 }), 200);
     assert.deepStrictEqual(await ids(client), logsOfMain);
-    assertJson(await client.get(`/api/import-template-logs/${log.body.id}`), 404, { error: 'Resource not found' });
+    assertJson(await client.get(`/api/import-template-logs/${log.body.id}`), 404, {
+      error: 'Resource not found',
+    });
   });
 
   it('accepts the CSRF token the switch answers with', async () => {
     const client = await signedIn(server.url);
     const switched = await client.post('/app/session/unit', { unit_id: second });
     assertJson(switched, 200);
-    assertJson(await client.post('/app/session/unit', { unit_id: 1 }, { csrf: switched.body.csrf_token }), 200);
+    assertJson(
+      await client.post('/app/session/unit', { unit_id: 1 }, { csrf: switched.body.csrf_token }),
+      200,
+    );
   });
 
   it('switches only its own session: another session of the same user keeps its unit', async () => {
@@ -104,7 +117,12 @@ describe('session mode: switching units', () => {
     const now = new Date().toISOString();
     const closed = await seedUnit(db, 'Closed');
     await db.updateTable('units').set({ active: 'N' }).where('id', '=', closed).execute();
-    const company = await insertRow(db, 'companies', { name: 'Dormant', active: 'N', created_at: now, updated_at: now });
+    const company = await insertRow(db, 'companies', {
+      name: 'Dormant',
+      active: 'N',
+      created_at: now,
+      updated_at: now,
+    });
     const dormant = await seedUnit(db, 'Of a dormant company', company);
     await linkUnit(db, 1, closed);
     await linkUnit(db, 1, dormant);
@@ -135,7 +153,10 @@ describe('session mode: switching units', () => {
 
   it('answers 422 when unit_id is missing or not an id', async () => {
     const client = await signedIn(server.url);
-    const required = { message: 'The unit id field is required.', errors: { unit_id: ['The unit id field is required.'] } };
+    const required = {
+      message: 'The unit id field is required.',
+      errors: { unit_id: ['The unit id field is required.'] },
+    };
     assertJson(await client.post('/app/session/unit', {}), 422, required);
     assertJson(await client.post('/app/session/unit', { unit_id: 'two' }), 422, required);
   });

@@ -27,23 +27,47 @@ describe('DB_CONNECTIONS is checked at start', { skip: ONCE }, () => {
     );
 
   it('refuses a DB_CONNECTIONS that is not a JSON object of names to database URLs', () => {
-    for (const value of ['east=sqlite:x', '[]', '"sqlite:x"', 'null']) refusedConfig(value, 'DB_CONNECTIONS must be a JSON object {"name": "url"}');
-    refusedConfig('{"bad name": "sqlite:x"}', 'DB_CONNECTIONS entry "bad name": a name is 1 to 64 characters of a-z, 0-9, _ or -');
-    refusedConfig(`{"${'n'.repeat(65)}": "sqlite:x"}`, `DB_CONNECTIONS entry "${'n'.repeat(65)}": a name is 1 to 64 characters of a-z, 0-9, _ or -`);
+    for (const value of ['east=sqlite:x', '[]', '"sqlite:x"', 'null'])
+      refusedConfig(value, 'DB_CONNECTIONS must be a JSON object {"name": "url"}');
+    refusedConfig(
+      '{"bad name": "sqlite:x"}',
+      'DB_CONNECTIONS entry "bad name": a name is 1 to 64 characters of a-z, 0-9, _ or -',
+    );
+    refusedConfig(
+      `{"${'n'.repeat(65)}": "sqlite:x"}`,
+      `DB_CONNECTIONS entry "${'n'.repeat(65)}": a name is 1 to 64 characters of a-z, 0-9, _ or -`,
+    );
     for (const url of ['""', '1', 'null', '{}']) {
-      refusedConfig(`{"east": ${url}}`, 'DB_CONNECTIONS entry "east" must map to a database URL string (sqlite:, postgres:// or mysql://)');
+      refusedConfig(
+        `{"east": ${url}}`,
+        'DB_CONNECTIONS entry "east" must map to a database URL string (sqlite:, postgres:// or mysql://)',
+      );
     }
-    assert.deepStrictEqual(loadConfig({ DATA_DIR: dir, DB_CONNECTIONS: '{"east": "sqlite:e.sqlite", "west_2": "postgres://u@h/db"}' }).dbConnections, {
-      east: 'sqlite:e.sqlite',
-      west_2: 'postgres://u@h/db',
-    });
+    assert.deepStrictEqual(
+      loadConfig({
+        DATA_DIR: dir,
+        DB_CONNECTIONS: '{"east": "sqlite:e.sqlite", "west_2": "postgres://u@h/db"}',
+      }).dbConnections,
+      {
+        east: 'sqlite:e.sqlite',
+        west_2: 'postgres://u@h/db',
+      },
+    );
   });
 
   it('stops the start, naming the entry, when a DB_CONNECTIONS database cannot be opened or migrated', async () => {
     const start = (url: string) =>
-      startService(loadConfig({ DATA_DIR: path.join(dir, 'refused'), ADMIN_PASSWORD, DB_CONNECTIONS: JSON.stringify({ east: url }) }), { logger: false });
+      startService(
+        loadConfig({
+          DATA_DIR: path.join(dir, 'refused'),
+          ADMIN_PASSWORD,
+          DB_CONNECTIONS: JSON.stringify({ east: url }),
+        }),
+        { logger: false },
+      );
     await assert.rejects(start('oracle://secret@db/x'), {
-      message: 'DB_CONNECTIONS entry "east": Database URL scheme "oracle:" is not supported; use sqlite:<file>, postgres://user@host/db or mysql://user@host/db',
+      message:
+        'DB_CONNECTIONS entry "east": Database URL scheme "oracle:" is not supported; use sqlite:<file>, postgres://user@host/db or mysql://user@host/db',
     });
     // Nothing listens on port 1: the data migration cannot connect.
     await assert.rejects(start('postgres://postgres:secret@127.0.0.1:1/x'), (error: unknown) => {
@@ -54,9 +78,13 @@ describe('DB_CONNECTIONS is checked at start', { skip: ONCE }, () => {
     });
   });
 
-  it('makes an entry with DATABASE_URL\'s own URL the main database itself', async () => {
+  it("makes an entry with DATABASE_URL's own URL the main database itself", async () => {
     const dataDir = path.join(dir, 'same');
-    const server = await startTestServer({ DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'svc.sqlite')}`, DB_CONNECTIONS: JSON.stringify({ here: `sqlite:${path.join(dataDir, 'svc.sqlite')}` }) });
+    const server = await startTestServer({
+      DATA_DIR: dataDir,
+      DATABASE_URL: `sqlite:${path.join(dataDir, 'svc.sqlite')}`,
+      DB_CONNECTIONS: JSON.stringify({ here: `sqlite:${path.join(dataDir, 'svc.sqlite')}` }),
+    });
     try {
       assert.equal(server.service.unitDatabases.for('here'), server.service.database);
       assert.equal(server.service.unitDatabases.for(null), server.service.database);

@@ -7,20 +7,29 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { runCli, type Run } from '../helpers/cli.js';
+import { migrationNames } from '../../src/database/migrator.js';
+import { type Run, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engines.js';
 import { ADMIN_PASSWORD, startTestServer } from '../helpers/test-server.js';
 import { ONCE, UNIT_SETUPS } from '../helpers/unit-databases.js';
-import { migrationNames } from '../../src/database/migrator.js';
 
-const DATA_TABLES = ['import_template_groups', 'import_template_logs', 'import_template_users', 'import_templates'];
+const DATA_TABLES = [
+  'import_template_groups',
+  'import_template_logs',
+  'import_template_users',
+  'import_templates',
+];
 const DATA_MIGRATIONS = migrationNames('data');
 
 /** The tables of a SQLite file, without SQLite's own, by name. */
 function tablesOf(file: string): string[] {
   const reader = new BetterSqlite3(file, { readonly: true });
   try {
-    const rows = reader.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
+    const rows = reader
+      .prepare(
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name",
+      )
+      .all() as Array<{ name: string }>;
     return rows.map((r) => r.name);
   } finally {
     reader.close();
@@ -30,7 +39,11 @@ function tablesOf(file: string): string[] {
 function appliedIn(file: string): string[] {
   const reader = new BetterSqlite3(file, { readonly: true });
   try {
-    return (reader.prepare('select name from svc_migrations_data order by name').all() as Array<{ name: string }>).map((r) => r.name);
+    return (
+      reader.prepare('select name from svc_migrations_data order by name').all() as Array<{
+        name: string;
+      }>
+    ).map((r) => r.name);
   } finally {
     reader.close();
   }
@@ -43,7 +56,9 @@ function json(run: Run): any {
 }
 
 for (const setup of UNIT_SETUPS) {
-  describe(`migrations run on every configured database (${setup.name})`, { skip: ONCE || setup.skip }, () => {
+  describe(`migrations run on every configured database (${setup.name})`, {
+    skip: ONCE || setup.skip,
+  }, () => {
     let dir: string;
     let files: { east: string; west: string };
     let connections: string;
@@ -61,22 +76,38 @@ for (const setup of UNIT_SETUPS) {
 
     it('svc migrate applies the data set to every DB_CONNECTIONS database and reports each by name', async () => {
       const dataDir = path.join(dir, 'cli');
-      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'silent', DB_CONNECTIONS: connections };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATA_DIR: dataDir,
+        ADMIN_PASSWORD,
+        LOG_LEVEL: 'silent',
+        DB_CONNECTIONS: connections,
+      };
       delete env.DATABASE_URL;
       if (main.url) env.DATABASE_URL = main.url;
       const first = json(await runCli(env, ['migrate']));
-      assert.deepStrictEqual(first.migrations.map((r: { set: string }) => r.set), ['system', 'data']);
+      assert.deepStrictEqual(
+        first.migrations.map((r: { set: string }) => r.set),
+        ['system', 'data'],
+      );
       assert.deepStrictEqual(first.migrations[1].applied, DATA_MIGRATIONS);
       assert.deepStrictEqual(first.connections, {
         east: [{ set: 'data', applied: DATA_MIGRATIONS }],
         west: [{ set: 'data', applied: DATA_MIGRATIONS }],
       });
       for (const file of [files.east, files.west]) {
-        assert.deepStrictEqual(tablesOf(file), [...DATA_TABLES, 'svc_migrations_data', 'svc_migrations_data_lock']);
+        assert.deepStrictEqual(tablesOf(file), [
+          ...DATA_TABLES,
+          'svc_migrations_data',
+          'svc_migrations_data_lock',
+        ]);
         assert.deepStrictEqual(appliedIn(file), DATA_MIGRATIONS);
       }
       assert.deepStrictEqual(json(await runCli(env, ['migrate'])), {
-        migrations: [{ set: 'system', applied: [] }, { set: 'data', applied: [] }],
+        migrations: [
+          { set: 'system', applied: [] },
+          { set: 'data', applied: [] },
+        ],
         connections: { east: [{ set: 'data', applied: [] }], west: [{ set: 'data', applied: [] }] },
       });
     });
@@ -88,7 +119,11 @@ for (const setup of UNIT_SETUPS) {
         ...(main.url ? { DATABASE_URL: main.url } : {}),
       });
       try {
-        assert.deepStrictEqual(tablesOf(north), [...DATA_TABLES, 'svc_migrations_data', 'svc_migrations_data_lock']);
+        assert.deepStrictEqual(tablesOf(north), [
+          ...DATA_TABLES,
+          'svc_migrations_data',
+          'svc_migrations_data_lock',
+        ]);
         assert.deepStrictEqual(appliedIn(north), DATA_MIGRATIONS);
         assert.deepStrictEqual(server.service.unitDatabases.names(), ['east', 'north']);
         assert.deepStrictEqual(server.service.unitDatabases.reports, {
@@ -101,7 +136,10 @@ for (const setup of UNIT_SETUPS) {
     });
 
     it('closes every DB_CONNECTIONS database when the service closes', async () => {
-      const server = await startTestServer({ DB_CONNECTIONS: JSON.stringify({ east: `sqlite:${files.east}` }), ...(main.url ? { DATABASE_URL: main.url } : {}) });
+      const server = await startTestServer({
+        DB_CONNECTIONS: JSON.stringify({ east: `sqlite:${files.east}` }),
+        ...(main.url ? { DATABASE_URL: main.url } : {}),
+      });
       const east = server.service.unitDatabases.for('east');
       assert.ok(!('unknownConnection' in east));
       await east.db.selectFrom('import_templates').select('id').execute();

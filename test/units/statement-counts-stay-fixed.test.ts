@@ -20,22 +20,26 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer } from '../helpers/bearer.js';
 import { assertJson, type Reply } from '../helpers/http.js';
-import { templatePayload } from '../helpers/seed.js';
 import { insertRow } from '../helpers/rows.js';
+import { templatePayload } from '../helpers/seed.js';
 import { ONCE, startUnitServer, UNIT_SETUPS, type UnitServer } from '../helpers/unit-databases.js';
 
 const PATH = '/api/import-templates';
 const TEMPLATES = 60;
 
 for (const setup of UNIT_SETUPS) {
-  describe(`statement counts stay fixed across the system and unit databases (${setup.name})`, { skip: ONCE || setup.skip }, () => {
+  describe(`statement counts stay fixed across the system and unit databases (${setup.name})`, {
+    skip: ONCE || setup.skip,
+  }, () => {
     let units: UnitServer;
     let east: Record<string, string>;
     /** The statements of the two has-many relations where the record's select cannot carry them. */
     let relationReads: number;
 
     /** The reply of `request` and the statements it ran on each database. */
-    async function measure(request: () => Promise<Reply>): Promise<{ reply: Reply; system: number; unit: number }> {
+    async function measure(
+      request: () => Promise<Reply>,
+    ): Promise<{ reply: Reply; system: number; unit: number }> {
       const start = units.statements();
       const reply = await request();
       const end = units.statements();
@@ -56,9 +60,17 @@ for (const setup of UNIT_SETUPS) {
             created_at: stamp,
             updated_at: stamp,
           });
-          await insertRow(trx, 'import_template_groups', { template_id: id, group_id: units.groupId });
+          await insertRow(trx, 'import_template_groups', {
+            template_id: id,
+            group_id: units.groupId,
+          });
           await insertRow(trx, 'import_template_users', { template_id: id, user_id: units.eveId });
-          await insertRow(trx, 'import_template_logs', { template_id: id, unit_id: units.eastUnitId, status: 'succeeded', created_at: stamp });
+          await insertRow(trx, 'import_template_logs', {
+            template_id: id,
+            unit_id: units.eastUnitId,
+            status: 'succeeded',
+            created_at: stamp,
+          });
         }
       });
       // Warm-up: the token's first use records last_used_at (once a minute at most).
@@ -68,21 +80,37 @@ for (const setup of UNIT_SETUPS) {
 
     it('a list runs the same statements for per_page=1 and per_page=50: 2 system + 2 unit (+ 2 without childRows)', async () => {
       const measured: string[] = [];
-      for (const query of ['per_page=1', 'per_page=50', 'per_page=50&page=2', 'per_page=50&filters[title][like]=T0%25']) {
-        const { reply, system, unit } = await measure(() => units.server.get(`${PATH}?${query}`, { headers: east }));
+      for (const query of [
+        'per_page=1',
+        'per_page=50',
+        'per_page=50&page=2',
+        'per_page=50&filters[title][like]=T0%25',
+      ]) {
+        const { reply, system, unit } = await measure(() =>
+          units.server.get(`${PATH}?${query}`, { headers: east }),
+        );
         assertJson(reply, 200);
         assert.ok(reply.body.data.length > 0, query);
         // Both creators (eve and admin) appear on every page of more than one record.
-        assert.ok(reply.body.data.every((t: { creator: unknown }) => t.creator !== null), query);
+        assert.ok(
+          reply.body.data.every((t: { creator: unknown }) => t.creator !== null),
+          query,
+        );
         measured.push(`${query}: ${system} + ${unit}`);
-        assert.deepStrictEqual({ system, unit }, { system: 2, unit: 2 + relationReads }, measured.join('; '));
+        assert.deepStrictEqual(
+          { system, unit },
+          { system: 2, unit: 2 + relationReads },
+          measured.join('; '),
+        );
       }
       const fifty = await units.server.get(`${PATH}?per_page=50`, { headers: east });
       assert.equal(fifty.body.data.length, 50);
     });
 
     it('a show runs 2 system + 1 unit statements (+ 2 without childRows)', async () => {
-      const { reply, system, unit } = await measure(() => units.server.get(`${PATH}/1`, { headers: east }));
+      const { reply, system, unit } = await measure(() =>
+        units.server.get(`${PATH}/1`, { headers: east }),
+      );
       assertJson(reply, 200);
       assert.deepStrictEqual({ system, unit }, { system: 2, unit: 1 + relationReads });
     });
@@ -93,23 +121,35 @@ for (const setup of UNIT_SETUPS) {
           groups: Array.from({ length: rows }, () => ({ group_id: units.groupId })),
           users: Array.from({ length: rows }, () => ({ user_id: units.eveId })),
         });
-        const { reply, system, unit } = await measure(() => units.server.post(PATH, payload, { headers: east }));
+        const { reply, system, unit } = await measure(() =>
+          units.server.post(PATH, payload, { headers: east }),
+        );
         assertJson(reply, 201);
         assert.equal(reply.body.users.length, rows);
-        assert.deepStrictEqual({ system, unit }, { system: 4, unit: 6 + relationReads }, `${rows} rows per detail relation`);
+        assert.deepStrictEqual(
+          { system, unit },
+          { system: 4, unit: 6 + relationReads },
+          `${rows} rows per detail relation`,
+        );
       }
     });
 
     it('an update of the master and both detail relations runs 4 system + 8 unit statements (+ 4 without childRows)', async () => {
       const { reply, system, unit } = await measure(() =>
-        units.server.put(`${PATH}/2`, { title: 'Both', groups: [{ group_id: units.groupId }], users: [] }, { headers: east }),
+        units.server.put(
+          `${PATH}/2`,
+          { title: 'Both', groups: [{ group_id: units.groupId }], users: [] },
+          { headers: east },
+        ),
       );
       assertJson(reply, 200);
       assert.deepStrictEqual({ system, unit }, { system: 4, unit: 8 + 2 * relationReads });
     });
 
     it('a delete runs 1 system + 6 unit statements', async () => {
-      const { reply, system, unit } = await measure(() => units.server.delete(`${PATH}/3`, { headers: east }));
+      const { reply, system, unit } = await measure(() =>
+        units.server.delete(`${PATH}/3`, { headers: east }),
+      );
       assertJson(reply, 200, { message: 'Resource deleted successfully' });
       assert.deepStrictEqual({ system, unit }, { system: 1, unit: 6 });
     });

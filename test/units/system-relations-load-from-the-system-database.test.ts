@@ -14,7 +14,9 @@ import { ONCE, startUnitServer, UNIT_SETUPS, type UnitServer } from '../helpers/
 const PATH = '/api/import-templates';
 
 for (const setup of UNIT_SETUPS) {
-  describe(`relations into the system database load for a unit's own database (${setup.name})`, { skip: ONCE || setup.skip }, () => {
+  describe(`relations into the system database load for a unit's own database (${setup.name})`, {
+    skip: ONCE || setup.skip,
+  }, () => {
     let units: UnitServer;
     let east: Record<string, string>;
     let id: number;
@@ -25,21 +27,41 @@ for (const setup of UNIT_SETUPS) {
     after(() => units?.close());
 
     it('answers a create with the creator from the system database, the detail rows and the counts', async () => {
-      const payload = templatePayload({ title: 'East', groups: [{ group_id: units.groupId }], users: [{ user_id: units.eveId }, { user_id: 1 }] });
+      const payload = templatePayload({
+        title: 'East',
+        groups: [{ group_id: units.groupId }],
+        users: [{ user_id: units.eveId }, { user_id: 1 }],
+      });
       const created = await units.server.post(PATH, payload, { headers: east });
       assertJson(created, 201);
       id = created.body.id;
-      assert.deepStrictEqual(created.body.creator, { id: units.eveId, login: 'eve', name: 'User eve' });
-      assert.deepStrictEqual(created.body.groups, [{ id: 1, template_id: id, group_id: units.groupId }]);
+      assert.deepStrictEqual(created.body.creator, {
+        id: units.eveId,
+        login: 'eve',
+        name: 'User eve',
+      });
+      assert.deepStrictEqual(created.body.groups, [
+        { id: 1, template_id: id, group_id: units.groupId },
+      ]);
       assert.deepStrictEqual(created.body.users, [
         { id: 1, template_id: id, user_id: units.eveId },
         { id: 2, template_id: id, user_id: 1 },
       ]);
-      assert.deepStrictEqual([created.body.groups_count, created.body.users_count, created.body.logs_count], [1, 2, 0]);
+      assert.deepStrictEqual(
+        [created.body.groups_count, created.body.users_count, created.body.logs_count],
+        [1, 2, 0],
+      );
     });
 
-    it('loads the same creator, details and counts in show and list, logs counted in the unit\'s database', async () => {
-      assertJson(await units.server.post('/api/import-template-logs', { template_id: id, status: 'running' }, { headers: east }), 201);
+    it("loads the same creator, details and counts in show and list, logs counted in the unit's database", async () => {
+      assertJson(
+        await units.server.post(
+          '/api/import-template-logs',
+          { template_id: id, status: 'running' },
+          { headers: east },
+        ),
+        201,
+      );
       const shown = await units.server.get(`${PATH}/${id}`, { headers: east });
       assertJson(shown, 200);
       const listed = await units.server.get(PATH, { headers: east });
@@ -47,23 +69,44 @@ for (const setup of UNIT_SETUPS) {
       assert.equal(listed.body.data.length, 1);
       for (const record of [shown.body, listed.body.data[0]]) {
         assert.deepStrictEqual(record.creator, { id: units.eveId, login: 'eve', name: 'User eve' });
-        assert.deepStrictEqual(record.groups.map((g: { group_id: number }) => g.group_id), [units.groupId]);
-        assert.deepStrictEqual(record.users.map((u: { user_id: number }) => u.user_id), [units.eveId, 1]);
-        assert.deepStrictEqual([record.groups_count, record.users_count, record.logs_count], [1, 2, 1]);
+        assert.deepStrictEqual(
+          record.groups.map((g: { group_id: number }) => g.group_id),
+          [units.groupId],
+        );
+        assert.deepStrictEqual(
+          record.users.map((u: { user_id: number }) => u.user_id),
+          [units.eveId, 1],
+        );
+        assert.deepStrictEqual(
+          [record.groups_count, record.users_count, record.logs_count],
+          [1, 2, 1],
+        );
       }
     });
 
     it('takes created_by from the payload when it names a user of the system database', async () => {
-      const updated = await units.server.patch(`${PATH}/${id}`, { created_by: 1 }, { headers: east });
+      const updated = await units.server.patch(
+        `${PATH}/${id}`,
+        { created_by: 1 },
+        { headers: east },
+      );
       assertJson(updated, 200);
-      assert.deepStrictEqual(updated.body.creator, { id: 1, login: 'admin', name: 'Administrator' });
+      assert.deepStrictEqual(updated.body.creator, {
+        id: 1,
+        login: 'admin',
+        name: 'Administrator',
+      });
       assert.equal(units.eastRows('import_templates')[0]?.created_by, 1);
     });
 
     it('refuses users and groups that the system database lacks (exists rules read it)', async () => {
       const refused = await units.server.post(
         PATH,
-        templatePayload({ created_by: 999, groups: [{ group_id: 999 }], users: [{ user_id: 998 }] }),
+        templatePayload({
+          created_by: 999,
+          groups: [{ group_id: 999 }],
+          users: [{ user_id: 998 }],
+        }),
         { headers: east },
       );
       assertJson(refused, 422, {
@@ -77,16 +120,31 @@ for (const setup of UNIT_SETUPS) {
       assert.equal(units.eastRows('import_templates').length, 1);
     });
 
-    it('rolls the unit\'s database back when a write fails after the master\'s insert', async () => {
+    it("rolls the unit's database back when a write fails after the master's insert", async () => {
       // A constraint only the database knows, in east's database: one row per group.
-      await sql`create unique index east_one_row_per_group on import_template_groups (group_id)`.execute(units.east.db);
-      const before = { templates: units.eastRows('import_templates'), groups: units.eastRows('import_template_groups') };
-      const refused = await units.server.post(PATH, templatePayload({ title: 'Twice', groups: [{ group_id: units.groupId }] }), { headers: east });
+      await sql`create unique index east_one_row_per_group on import_template_groups (group_id)`.execute(
+        units.east.db,
+      );
+      const before = {
+        templates: units.eastRows('import_templates'),
+        groups: units.eastRows('import_template_groups'),
+      };
+      const refused = await units.server.post(
+        PATH,
+        templatePayload({ title: 'Twice', groups: [{ group_id: units.groupId }] }),
+        { headers: east },
+      );
       assertJson(refused, 422, {
         message: 'The group id has already been taken.',
         errors: { group_id: ['The group id has already been taken.'] },
       });
-      assert.deepStrictEqual({ templates: units.eastRows('import_templates'), groups: units.eastRows('import_template_groups') }, before);
+      assert.deepStrictEqual(
+        {
+          templates: units.eastRows('import_templates'),
+          groups: units.eastRows('import_template_groups'),
+        },
+        before,
+      );
       assert.deepStrictEqual(await units.mainRows('import_templates'), []);
     });
   });

@@ -13,10 +13,14 @@ import { linkUnit, seedLoginUser, USER_PASSWORD } from '../helpers/session-seed.
 import { ONCE, startUnitServer, UNIT_SETUPS, type UnitServer } from '../helpers/unit-databases.js';
 
 const PATH = '/api/import-templates';
-const UNAVAILABLE = { message: 'The database of this unit is unavailable: its connection "nope" is not configured.' };
+const UNAVAILABLE = {
+  message: 'The database of this unit is unavailable: its connection "nope" is not configured.',
+};
 
 for (const setup of UNIT_SETUPS) {
-  describe(`a unit whose connection is not configured answers 503 (${setup.name})`, { skip: ONCE || setup.skip }, () => {
+  describe(`a unit whose connection is not configured answers 503 (${setup.name})`, {
+    skip: ONCE || setup.skip,
+  }, () => {
     let units: UnitServer;
     let nowhere: Record<string, string>;
     let noraId: number;
@@ -26,9 +30,18 @@ for (const setup of UNIT_SETUPS) {
       const stream = { write: (line: string) => void logged.push(JSON.parse(line)) };
       units = await startUnitServer(setup, {}, { logger: { level: 'warn', stream } });
       const now = new Date().toISOString();
-      nowhereUnitId = await insertRow(units.main, 'units', { name: 'Nowhere', company_id: 1, connection: 'nope', active: 'Y', created_at: now, updated_at: now });
+      nowhereUnitId = await insertRow(units.main, 'units', {
+        name: 'Nowhere',
+        company_id: 1,
+        connection: 'nope',
+        active: 'Y',
+        created_at: now,
+        updated_at: now,
+      });
       noraId = await seedLoginUser(units.main, 'nora', [nowhereUnitId]);
-      nowhere = bearer((await issue(units.server, { userId: noraId, unitId: nowhereUnitId })).token);
+      nowhere = bearer(
+        (await issue(units.server, { userId: noraId, unitId: nowhereUnitId })).token,
+      );
       // Main already holds a template 1: it must never be the answer for unit Nowhere.
       assertJson(await units.server.post(PATH, templatePayload({ title: 'Main only' })), 201);
     });
@@ -37,14 +50,29 @@ for (const setup of UNIT_SETUPS) {
     it('answers every resource request of the unit 503 JSON naming the connection', async () => {
       assertJson(await units.server.get(PATH, { headers: nowhere }), 503, UNAVAILABLE);
       assertJson(await units.server.get(`${PATH}/1`, { headers: nowhere }), 503, UNAVAILABLE);
-      assertJson(await units.server.post(PATH, templatePayload({ title: 'Lost' }), { headers: nowhere }), 503, UNAVAILABLE);
-      assertJson(await units.server.patch(`${PATH}/1`, { title: 'Lost' }, { headers: nowhere }), 503, UNAVAILABLE);
+      assertJson(
+        await units.server.post(PATH, templatePayload({ title: 'Lost' }), { headers: nowhere }),
+        503,
+        UNAVAILABLE,
+      );
+      assertJson(
+        await units.server.patch(`${PATH}/1`, { title: 'Lost' }, { headers: nowhere }),
+        503,
+        UNAVAILABLE,
+      );
       assertJson(await units.server.delete(`${PATH}/1`, { headers: nowhere }), 503, UNAVAILABLE);
-      assertJson(await units.server.get('/api/import-template-logs', { headers: nowhere }), 503, UNAVAILABLE);
+      assertJson(
+        await units.server.get('/api/import-template-logs', { headers: nowhere }),
+        503,
+        UNAVAILABLE,
+      );
     });
 
-    it('leaves the main database\'s data untouched', async () => {
-      assert.deepStrictEqual((await units.mainRows('import_templates')).map((r) => r.title), ['Main only']);
+    it("leaves the main database's data untouched", async () => {
+      assert.deepStrictEqual(
+        (await units.mainRows('import_templates')).map((r) => r.title),
+        ['Main only'],
+      );
       assert.deepStrictEqual(units.eastRows('import_templates'), []);
     });
 
@@ -52,11 +80,16 @@ for (const setup of UNIT_SETUPS) {
       const lines = logged.filter((l) => l.msg.includes('"nope"'));
       assert.deepStrictEqual(
         lines.map((l) => [l.level, l.msg]),
-        [[50, 'A unit names connection "nope", which DB_CONNECTIONS does not configure; its requests answer 503.']],
+        [
+          [
+            50,
+            'A unit names connection "nope", which DB_CONNECTIONS does not configure; its requests answer 503.',
+          ],
+        ],
       );
     });
 
-    it('answers the unit\'s session 503 on resources, yet lets it read the session, switch unit and log out', async () => {
+    it("answers the unit's session 503 on resources, yet lets it read the session, switch unit and log out", async () => {
       await linkUnit(units.main, noraId, 1);
       const nora = await signedIn(units.server.url, 'nora', USER_PASSWORD);
       assertJson(await nora.get(PATH), 503, UNAVAILABLE);
@@ -66,7 +99,10 @@ for (const setup of UNIT_SETUPS) {
       assertJson(await nora.post('/app/session/unit', { unit_id: 1 }), 200);
       const list = await nora.get(PATH);
       assertJson(list, 200);
-      assert.deepStrictEqual(list.body.data.map((t: { title: string }) => t.title), ['Main only']);
+      assert.deepStrictEqual(
+        list.body.data.map((t: { title: string }) => t.title),
+        ['Main only'],
+      );
       assertJson(await nora.post('/app/logout'), 200, { message: 'Logged out.' });
     });
   });

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-
-import { summaryMessage } from '../../src/errors.js';
-import { attributeName } from '../../src/support/attribute-name.js';
-import { parseRules } from '../../src/model/rules.js';
 import {
-  validateAll,
   type ErrorBag,
   type Lookup,
   type RuleSet,
+  validateAll,
 } from '../../src/engine/validation/validator.js';
+import { summaryMessage } from '../../src/errors.js';
+import { parseRules } from '../../src/model/rules.js';
+import { attributeName } from '../../src/support/attribute-name.js';
 
 type Row = Record<string, unknown>;
 interface Call {
@@ -54,7 +53,11 @@ const db = {
   groups: [{ id: 10 }, { id: 11 }],
 };
 
-function validate(rules: RuleSet, data: Row, lookup: Lookup = new FakeLookup(db)): Promise<ErrorBag> {
+function validate(
+  rules: RuleSet,
+  data: Row,
+  lookup: Lookup = new FakeLookup(db),
+): Promise<ErrorBag> {
   return validateAll([{ data, rules: parseRules(rules) }], lookup);
 }
 
@@ -85,7 +88,11 @@ describe('spec example', () => {
 describe('required / nullable / sometimes', () => {
   it('fails on undefined, null, blank strings and empty arrays', async () => {
     for (const value of [undefined, null, '', '   ', ' \t\n\u00a0\u3000\ufeff', [], {}]) {
-      assert.deepEqual(await errorsFor(['required'], value), ['The f field is required.'], String(value));
+      assert.deepEqual(
+        await errorsFor(['required'], value),
+        ['The f field is required.'],
+        String(value),
+      );
     }
     // What trim() keeps is not blank: a zero-width space is no whitespace.
     assert.equal(await errorsFor(['required'], '\u200b'), undefined);
@@ -98,7 +105,9 @@ describe('required / nullable / sometimes', () => {
   });
 
   it('bails after a failed required', async () => {
-    assert.deepEqual(await errorsFor(['required', 'string', 'min:3', 'json'], null), ['The f field is required.']);
+    assert.deepEqual(await errorsFor(['required', 'string', 'min:3', 'json'], null), [
+      'The f field is required.',
+    ]);
   });
 
   it('skips other rules when the value is absent, null or blank and not required', async () => {
@@ -110,26 +119,70 @@ describe('required / nullable / sometimes', () => {
 
   it('sometimes skips an absent key but validates a present one', async () => {
     assert.equal(await errorsFor(['sometimes', 'required', 'string'], undefined), undefined);
-    assert.deepEqual(await errorsFor(['sometimes', 'required', 'string'], ''), ['The f field is required.']);
-    assert.deepEqual(await errorsFor(['sometimes', 'required', 'string'], 5), ['The f field must be a string.']);
+    assert.deepEqual(await errorsFor(['sometimes', 'required', 'string'], ''), [
+      'The f field is required.',
+    ]);
+    assert.deepEqual(await errorsFor(['sometimes', 'required', 'string'], 5), [
+      'The f field must be a string.',
+    ]);
   });
 });
 
 describe('type rules', () => {
   const cases: Array<[string, string, unknown[], unknown[]]> = [
     ['string', 'The f field must be a string.', ['a', '1'], [1, true, ['a'], { a: 1 }]],
-    ['integer', 'The f field must be an integer.', [5, -3, '42', '-7', 5.0], [5.5, '5.5', '1e3', 'abc', true, false, ' 5']],
-    ['numeric', 'The f field must be a number.', [1.5, -2, '3', '-0.5', '1e3', '.5'], ['abc', true, 'NaN', '1,5', Infinity]],
-    ['boolean', 'The f field must be true or false.', [true, false, 0, 1, '0', '1'], ['true', 'yes', 2, -1]],
+    [
+      'integer',
+      'The f field must be an integer.',
+      [5, -3, '42', '-7', 5.0],
+      [5.5, '5.5', '1e3', 'abc', true, false, ' 5'],
+    ],
+    [
+      'numeric',
+      'The f field must be a number.',
+      [1.5, -2, '3', '-0.5', '1e3', '.5'],
+      ['abc', true, 'NaN', '1,5', Infinity],
+    ],
+    [
+      'boolean',
+      'The f field must be true or false.',
+      [true, false, 0, 1, '0', '1'],
+      ['true', 'yes', 2, -1],
+    ],
     ['array', 'The f field must be an array.', [[], [1, 2], { a: 1 }], ['a', 1, true]],
-    ['json', 'The f field must be a valid JSON string.', ['{"a":1}', '[]', '1', '"x"', 'null'], ['{a:1}', "{'a':1}", { a: 1 }, 5]],
-    ['email', 'The f field must be a valid email address.', ['a@b.co', 'first.last+tag@sub.example.org', 'root@localhost'], ['a', 'a@', '@b.com', 'a b@c.com', 'a@b..com', 'a@@b.com', 5]],
-    ['date', 'The f field must be a valid date.', ['2024-02-29', '2024-01-01T10:00:00Z', '2024-01-01 10:00:00', '2024-05-06T07:08:09+02:00'], ['2023-02-29', '2024-02-30', '2024-13-01', 'nope', 20240101, true]],
+    [
+      'json',
+      'The f field must be a valid JSON string.',
+      ['{"a":1}', '[]', '1', '"x"', 'null'],
+      ['{a:1}', "{'a':1}", { a: 1 }, 5],
+    ],
+    [
+      'email',
+      'The f field must be a valid email address.',
+      ['a@b.co', 'first.last+tag@sub.example.org', 'root@localhost'],
+      ['a', 'a@', '@b.com', 'a b@c.com', 'a@b..com', 'a@@b.com', 5],
+    ],
+    [
+      'date',
+      'The f field must be a valid date.',
+      ['2024-02-29', '2024-01-01T10:00:00Z', '2024-01-01 10:00:00', '2024-05-06T07:08:09+02:00'],
+      ['2023-02-29', '2024-02-30', '2024-13-01', 'nope', 20240101, true],
+    ],
   ];
   for (const [rule, message, good, bad] of cases) {
     it(`${rule}: accepts valid and rejects invalid values with the exact message`, async () => {
-      for (const value of good) assert.equal(await errorsFor([rule], value), undefined, `${rule} should accept ${JSON.stringify(value)}`);
-      for (const value of bad) assert.deepEqual(await errorsFor([rule], value), [message], `${rule} should reject ${JSON.stringify(value)}`);
+      for (const value of good)
+        assert.equal(
+          await errorsFor([rule], value),
+          undefined,
+          `${rule} should accept ${JSON.stringify(value)}`,
+        );
+      for (const value of bad)
+        assert.deepEqual(
+          await errorsFor([rule], value),
+          [message],
+          `${rule} should reject ${JSON.stringify(value)}`,
+        );
     });
   }
 
@@ -138,7 +191,9 @@ describe('type rules', () => {
     assert.equal(await errorsFor(['in:1,2'], 2), undefined);
     assert.deepEqual(await errorsFor(['in:Y,N'], 'y'), ['The selected f is invalid.']);
     assert.equal(await errorsFor(['array', 'in:a,b'], ['a', 'b']), undefined);
-    assert.deepEqual(await errorsFor(['array', 'in:a,b'], ['a', 'c']), ['The selected f is invalid.']);
+    assert.deepEqual(await errorsFor(['array', 'in:a,b'], ['a', 'c']), [
+      'The selected f is invalid.',
+    ]);
   });
 });
 
@@ -147,29 +202,49 @@ describe('min / max', () => {
     assert.equal(await errorsFor(['string', 'max:3'], 'abc'), undefined);
     assert.equal(await errorsFor(['max:3'], 'héé'), undefined);
     assert.equal(await errorsFor(['max:2'], '😀😀'), undefined);
-    assert.deepEqual(await errorsFor(['max:2'], '😀😀😀'), ['The f field must not be greater than 2 characters.']);
+    assert.deepEqual(await errorsFor(['max:2'], '😀😀😀'), [
+      'The f field must not be greater than 2 characters.',
+    ]);
     // A lone surrogate is one character, as mb_strlen and [...text] count it.
     assert.equal(await errorsFor(['max:2'], '\ud83d\ud83d'), undefined);
-    assert.deepEqual(await errorsFor(['max:1'], '\ud83d\ud83d'), ['The f field must not be greater than 1 characters.']);
-    assert.deepEqual(await errorsFor(['string', 'max:3'], 'abcd'), ['The f field must not be greater than 3 characters.']);
-    assert.deepEqual(await errorsFor(['string', 'min:3'], 'ab'), ['The f field must be at least 3 characters.']);
+    assert.deepEqual(await errorsFor(['max:1'], '\ud83d\ud83d'), [
+      'The f field must not be greater than 1 characters.',
+    ]);
+    assert.deepEqual(await errorsFor(['string', 'max:3'], 'abcd'), [
+      'The f field must not be greater than 3 characters.',
+    ]);
+    assert.deepEqual(await errorsFor(['string', 'min:3'], 'ab'), [
+      'The f field must be at least 3 characters.',
+    ]);
   });
 
   it('compares the value when the field is integer/numeric', async () => {
     assert.equal(await errorsFor(['integer', 'max:10'], 10), undefined);
     assert.equal(await errorsFor(['numeric', 'min:1.5'], '1.5'), undefined);
-    assert.deepEqual(await errorsFor(['integer', 'max:10'], 11), ['The f field must not be greater than 10.']);
-    assert.deepEqual(await errorsFor(['integer', 'max:10'], '11'), ['The f field must not be greater than 10.']);
-    assert.deepEqual(await errorsFor(['numeric', 'min:1.5'], 1.4), ['The f field must be at least 1.5.']);
+    assert.deepEqual(await errorsFor(['integer', 'max:10'], 11), [
+      'The f field must not be greater than 10.',
+    ]);
+    assert.deepEqual(await errorsFor(['integer', 'max:10'], '11'), [
+      'The f field must not be greater than 10.',
+    ]);
+    assert.deepEqual(await errorsFor(['numeric', 'min:1.5'], 1.4), [
+      'The f field must be at least 1.5.',
+    ]);
     // Without a numeric rule a number is measured by its length, as in Laravel.
     assert.equal(await errorsFor(['max:3'], 999), undefined);
-    assert.deepEqual(await errorsFor(['max:3'], 1000), ['The f field must not be greater than 3 characters.']);
+    assert.deepEqual(await errorsFor(['max:3'], 1000), [
+      'The f field must not be greater than 3 characters.',
+    ]);
   });
 
   it('counts items for arrays', async () => {
     assert.equal(await errorsFor(['array', 'max:2'], [1, 2]), undefined);
-    assert.deepEqual(await errorsFor(['array', 'max:2'], [1, 2, 3]), ['The f field must not have more than 2 items.']);
-    assert.deepEqual(await errorsFor(['array', 'min:2'], [1]), ['The f field must have at least 2 items.']);
+    assert.deepEqual(await errorsFor(['array', 'max:2'], [1, 2, 3]), [
+      'The f field must not have more than 2 items.',
+    ]);
+    assert.deepEqual(await errorsFor(['array', 'min:2'], [1]), [
+      'The f field must have at least 2 items.',
+    ]);
   });
 });
 
@@ -195,8 +270,14 @@ describe('attribute naming', () => {
 
   it('uses the prefixed key and full path in messages of detail rows', async () => {
     const lookup = new FakeLookup(db);
-    const rules = parseRules({ group_id: ['required', 'integer', 'exists:groups,id'], user_name: ['required'] });
-    const errors = await validateAll([{ data: { group_id: 99 }, rules, prefix: 'groups.0.' }], lookup);
+    const rules = parseRules({
+      group_id: ['required', 'integer', 'exists:groups,id'],
+      user_name: ['required'],
+    });
+    const errors = await validateAll(
+      [{ data: { group_id: 99 }, rules, prefix: 'groups.0.' }],
+      lookup,
+    );
     assert.deepEqual(errors, {
       'groups.0.group_id': ['The selected groups.0.group_id is invalid.'],
       'groups.0.user_name': ['The groups.0.user_name field is required.'],
@@ -209,18 +290,27 @@ describe('exists / unique', () => {
     assert.equal(await errorsFor(['exists:users,id'], 1), undefined);
     assert.equal(await errorsFor(['exists:users,id'], '2'), undefined);
     assert.deepEqual(await errorsFor(['exists:users,id'], 3), ['The selected f is invalid.']);
-    assert.deepEqual(await errorsFor(['array', 'exists:users,id'], [1, 3]), ['The selected f is invalid.']);
+    assert.deepEqual(await errorsFor(['array', 'exists:users,id'], [1, 3]), [
+      'The selected f is invalid.',
+    ]);
   });
 
   it('unique fails when another id holds the value, and honours ignoreId', async () => {
     assert.equal(await errorsFor(['unique:users,login'], 'carol'), undefined);
-    assert.deepEqual(await errorsFor(['unique:users,login'], 'bob'), ['The f has already been taken.']);
+    assert.deepEqual(await errorsFor(['unique:users,login'], 'bob'), [
+      'The f has already been taken.',
+    ]);
     assert.equal(await errorsFor(['unique:users,login,2'], 'bob'), undefined);
-    assert.deepEqual(await errorsFor(['unique:users,login,1'], 'bob'), ['The f has already been taken.']);
+    assert.deepEqual(await errorsFor(['unique:users,login,1'], 'bob'), [
+      'The f has already been taken.',
+    ]);
   });
 
   it('reports only the pure failure when a pure rule of the field failed', async () => {
-    const errors = await validate({ login: ['unique:users,login', 'max:2'], email: ['email', 'unique:users'] }, { login: 'bob' });
+    const errors = await validate(
+      { login: ['unique:users,login', 'max:2'], email: ['email', 'unique:users'] },
+      { login: 'bob' },
+    );
     // max fails first, so no lookup is spent on login; email is absent.
     assert.deepEqual(errors, { login: ['The login field must not be greater than 2 characters.'] });
   });
@@ -240,8 +330,14 @@ describe('exists / unique', () => {
 describe('batching', () => {
   it('makes exactly one lookup per table/column across master and detail rows', async () => {
     const lookup = new FakeLookup(db);
-    const master = parseRules({ owner_id: ['required', 'integer', 'exists:users,id'], login: ['unique:users,login'] });
-    const detail = parseRules({ user_id: ['required', 'integer', 'exists:users,id'], group_id: ['exists:groups,id'] });
+    const master = parseRules({
+      owner_id: ['required', 'integer', 'exists:users,id'],
+      login: ['unique:users,login'],
+    });
+    const detail = parseRules({
+      user_id: ['required', 'integer', 'exists:users,id'],
+      group_id: ['exists:groups,id'],
+    });
     const errors = await validateAll(
       [
         { data: { owner_id: 1, login: 'new' }, rules: master },
@@ -250,9 +346,13 @@ describe('batching', () => {
       ],
       lookup,
     );
-    assert.deepEqual(errors, { 'members.1.user_id': ['The selected members.1.user_id is invalid.'] });
+    assert.deepEqual(errors, {
+      'members.1.user_id': ['The selected members.1.user_id is invalid.'],
+    });
 
-    const usersId = lookup.calls.filter((c) => c.kind === 'exists' && c.table === 'users' && c.column === 'id');
+    const usersId = lookup.calls.filter(
+      (c) => c.kind === 'exists' && c.table === 'users' && c.column === 'id',
+    );
     assert.equal(usersId.length, 1);
     assert.deepEqual(usersId[0]?.values, [1, 2, 7]);
     const groupsId = lookup.calls.filter((c) => c.table === 'groups');
@@ -263,13 +363,21 @@ describe('batching', () => {
 
   it('makes no lookup when there is nothing to look up', async () => {
     const lookup = new FakeLookup(db);
-    await validate({ user_id: ['exists:users,id'], login: ['unique:users,login'] }, { user_id: null }, lookup);
+    await validate(
+      { user_id: ['exists:users,id'], login: ['unique:users,login'] },
+      { user_id: null },
+      lookup,
+    );
     assert.equal(lookup.calls.length, 0);
   });
 
   it('does not look up a value that failed another rule of the field', async () => {
     const lookup = new FakeLookup(db);
-    const errors = await validate({ user_id: ['integer', 'exists:users,id'] }, { user_id: 'abc' }, lookup);
+    const errors = await validate(
+      { user_id: ['integer', 'exists:users,id'] },
+      { user_id: 'abc' },
+      lookup,
+    );
     assert.deepEqual(errors, { user_id: ['The user id field must be an integer.'] });
     assert.equal(lookup.calls.length, 0);
   });
@@ -299,7 +407,10 @@ describe('summaryMessage', () => {
   });
 
   it('counts all remaining messages across all fields', () => {
-    assert.equal(summaryMessage({ a: ['First.', 'Second.'], b: ['Third.'], c: ['Fourth.'] }), 'First. (and 3 more errors)');
+    assert.equal(
+      summaryMessage({ a: ['First.', 'Second.'], b: ['Third.'], c: ['Fourth.'] }),
+      'First. (and 3 more errors)',
+    );
   });
 
   it('falls back to the generic Laravel text for an empty bag', () => {
@@ -309,8 +420,14 @@ describe('summaryMessage', () => {
 
 describe('parseRules', () => {
   it('throws a clear error on an unknown rule', () => {
-    assert.throws(() => parseRules({ title: ['required', 'strnig'] }), /Invalid validation rule "strnig" for field "title": unknown rule "strnig"/);
-    assert.throws(() => parseRules({ title: ['required|max:200'] }), /unknown rule "required\|max"/);
+    assert.throws(
+      () => parseRules({ title: ['required', 'strnig'] }),
+      /Invalid validation rule "strnig" for field "title": unknown rule "strnig"/,
+    );
+    assert.throws(
+      () => parseRules({ title: ['required|max:200'] }),
+      /unknown rule "required\|max"/,
+    );
   });
 
   it('throws on malformed parameters', () => {
@@ -322,7 +439,16 @@ describe('parseRules', () => {
   });
 
   it('parses parameters into a typed form', () => {
-    const [field] = parseRules({ login: ['required', 'string', 'max:200', 'in:"a,b",c', 'exists:users', 'unique:users,login,5'] });
+    const [field] = parseRules({
+      login: [
+        'required',
+        'string',
+        'max:200',
+        'in:"a,b",c',
+        'exists:users',
+        'unique:users,login,5',
+      ],
+    });
     assert.deepEqual(field, {
       field: 'login',
       required: true,
@@ -335,7 +461,13 @@ describe('parseRules', () => {
         { name: 'in', values: ['a,b', 'c'] },
         // lookup: the batched statement a database rule joins, one per table and column
         { name: 'exists', table: 'users', column: 'login', lookup: '["users","login"]' },
-        { name: 'unique', table: 'users', column: 'login', ignoreId: '5', lookup: '["users","login"]' },
+        {
+          name: 'unique',
+          table: 'users',
+          column: 'login',
+          ignoreId: '5',
+          lookup: '["users","login"]',
+        },
       ],
     });
   });

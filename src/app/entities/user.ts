@@ -7,7 +7,17 @@ import { userGroup, userUnit } from './user-links.js';
 export const user = defineEntity({
   name: 'User',
   table: 'users',
-  columns: ['id', 'login', 'name', 'email', 'password_hash', 'admin', 'active', 'created_at', 'updated_at'],
+  columns: [
+    'id',
+    'login',
+    'name',
+    'email',
+    'password_hash',
+    'admin',
+    'active',
+    'created_at',
+    'updated_at',
+  ],
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['login', 'name', 'email', 'admin', 'active'],
   hidden: ['password_hash'],
@@ -22,6 +32,9 @@ export const user = defineEntity({
     email: ['nullable', 'email', 'max:255'],
     admin: ['nullable', 'in:Y,N'],
     active: ['nullable', 'in:Y,N'],
-    password: id === null ? ['required', 'string', 'min:8', 'max:200'] : ['nullable', 'string', 'min:8', 'max:200'],
+    password:
+      id === null
+        ? ['required', 'string', 'min:8', 'max:200']
+        : ['nullable', 'string', 'min:8', 'max:200'],
   }),
 });

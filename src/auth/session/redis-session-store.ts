@@ -21,21 +21,40 @@ redis.call('hset', KEYS[1], ARGV[1], ARGV[2])
 redis.call('expire', KEYS[1], ARGV[3])
 return 1`;
 
-export function redisSessionStore(redis: SharedRedis, database: Database, idleMinutes: number): SessionStore {
+export function redisSessionStore(
+  redis: SharedRedis,
+  database: Database,
+  idleMinutes: number,
+): SessionStore {
   const { client } = redis;
   const ttl = sessionTtlSeconds(idleMinutes);
   const keyOf = (key: string) => redis.key('session', key);
-  const update = (key: string, field: string, value: number) => client.eval(UPDATE_EXISTING, 1, keyOf(key), field, String(value), String(ttl));
+  const update = (key: string, field: string, value: number) =>
+    client.eval(UPDATE_EXISTING, 1, keyOf(key), field, String(value), String(ttl));
   return {
     async create(record) {
-      const fields = { user_id: record.userId, unit_id: record.unitId, csrf_secret: record.csrfSecret, last_activity: record.lastActivity };
-      const replies = await client.multi().hset(keyOf(record.key), fields).expire(keyOf(record.key), ttl).exec();
+      const fields = {
+        user_id: record.userId,
+        unit_id: record.unitId,
+        csrf_secret: record.csrfSecret,
+        last_activity: record.lastActivity,
+      };
+      const replies = await client
+        .multi()
+        .hset(keyOf(record.key), fields)
+        .expire(keyOf(record.key), ttl)
+        .exec();
       const failed = replies?.find(([error]) => error)?.[0];
       if (failed) throw failed;
     },
     async find(key) {
       const fields = await client.hgetall(keyOf(key));
-      if (fields.user_id === undefined || fields.unit_id === undefined || fields.csrf_secret === undefined) return null;
+      if (
+        fields.user_id === undefined ||
+        fields.unit_id === undefined ||
+        fields.csrf_secret === undefined
+      )
+        return null;
       const session = {
         key,
         userId: Number(fields.user_id),

@@ -11,8 +11,8 @@ import type { UnknownConnection } from '../../database/unit-databases.js';
 import { errors } from '../../errors.js';
 import '../../kernel/request-state.js';
 import type { Clock } from '../failure-limiter.js';
-import { scopeRefusal, type ScopeFacts } from '../scope-check.js';
-import { sessionKey, type SessionStore } from './session-store.js';
+import { type ScopeFacts, scopeRefusal } from '../scope-check.js';
+import { type SessionStore, sessionKey } from './session-store.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const XSRF_COOKIE = 'XSRF-TOKEN';
@@ -48,11 +48,16 @@ export class SessionAuth {
     }
     const { identity, session } = found;
     const refusal = scopeRefusal(identity, this.options.tenantIsolation);
-    if (refusal || !identity.user || !identity.unit) throw errors.sessionForbidden(refusal ?? 'Forbidden.');
+    if (refusal || !identity.user || !identity.unit)
+      throw errors.sessionForbidden(refusal ?? 'Forbidden.');
     if (now - session.lastActivity >= TOUCH_EVERY_MS) await this.options.store.touch(key, now);
     request.svc = {
       mode: 'session',
-      scope: { userId: Number(identity.user.id), unitId: identity.unit.id, tenantId: identity.unit.companyId },
+      scope: {
+        userId: Number(identity.user.id),
+        unitId: identity.unit.id,
+        tenantId: identity.unit.companyId,
+      },
       user: identity.user,
       data: this.options.dataFor(identity.unit.connection),
       session: { key, csrfSecret: session.csrfSecret },
@@ -77,15 +82,37 @@ export class SessionAuth {
   }
 
   /** Starts a new session for the user in the unit; any session the request carried ends. */
-  async start(request: FastifyRequest, reply: FastifyReply, userId: number, unitId: number): Promise<string> {
+  async start(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userId: number,
+    unitId: number,
+  ): Promise<string> {
     await this.end(request, reply);
     const sessionId = randomBytes(32).toString('base64url');
     const csrfSecret = this.csrf.secretSync();
-    await this.options.store.create({ key: sessionKey(sessionId), userId, unitId, csrfSecret, lastActivity: this.options.clock() });
+    await this.options.store.create({
+      key: sessionKey(sessionId),
+      userId,
+      unitId,
+      csrfSecret,
+      lastActivity: this.options.clock(),
+    });
     const secure = request.protocol === 'https';
-    reply.setCookie(SESSION_COOKIE, sessionId, { path: '/', httpOnly: true, sameSite: 'lax', secure, signed: true });
+    reply.setCookie(SESSION_COOKIE, sessionId, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      signed: true,
+    });
     const csrfToken = this.csrf.create(csrfSecret);
-    reply.setCookie(XSRF_COOKIE, csrfToken, { path: '/', httpOnly: false, sameSite: 'lax', secure });
+    reply.setCookie(XSRF_COOKIE, csrfToken, {
+      path: '/',
+      httpOnly: false,
+      sameSite: 'lax',
+      secure,
+    });
     return csrfToken;
   }
 
@@ -93,7 +120,8 @@ export class SessionAuth {
   async end(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const raw = request.cookies[SESSION_COOKIE];
     const unsigned = raw ? request.unsignCookie(raw) : null;
-    if (unsigned?.valid && unsigned.value) await this.options.store.destroy(sessionKey(unsigned.value));
+    if (unsigned?.valid && unsigned.value)
+      await this.options.store.destroy(sessionKey(unsigned.value));
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     reply.clearCookie(XSRF_COOKIE, { path: '/' });
   }

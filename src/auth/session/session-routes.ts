@@ -6,9 +6,9 @@ import type { Database } from '../../database/database.js';
 import { errors } from '../../errors.js';
 import type { Middleware } from '../../kernel/middleware.js';
 import type { FailureLimiter } from '../failure-limiter.js';
+import { USER_RECORD_COLUMNS, userRecord } from '../identity-query.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import type { SessionAuth } from './session-auth.js';
-import { USER_RECORD_COLUMNS, userRecord } from '../identity-query.js';
 
 export interface SessionRouteOptions {
   readonly system: Database;
@@ -23,15 +23,25 @@ const BAD_CREDENTIALS = 'These credentials do not match our records.';
 const decoy = hashPassword('decoy password never used');
 
 function field(body: unknown, name: string): unknown {
-  return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+  return body !== null && typeof body === 'object'
+    ? (body as Record<string, unknown>)[name]
+    : undefined;
 }
 
 /** `{user, unit, csrf_token}` of the request's session. */
-function describe(request: FastifyRequest, sessions: SessionAuth, unit?: { id: number; name: string }) {
+function describe(
+  request: FastifyRequest,
+  sessions: SessionAuth,
+  unit?: { id: number; name: string },
+) {
   const state = request.svc;
   return {
     user: state?.user ?? null,
-    unit: unit ?? (state?.scope.unitId != null ? { id: state.scope.unitId, name: state.unitName ?? null } : null),
+    unit:
+      unit ??
+      (state?.scope.unitId != null
+        ? { id: state.scope.unitId, name: state.unitName ?? null }
+        : null),
     csrf_token: sessions.csrfToken(request),
   };
 }
@@ -46,14 +56,27 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
       .selectFrom('user_units as l')
       .innerJoin('units as u', 'u.id', 'l.unit_id')
       .leftJoin('companies as c', 'c.id', 'u.company_id')
-      .select(['u.id', 'u.name', 'u.active', 'u.company_id', 'c.id as found_company_id', 'c.active as company_active'])
+      .select([
+        'u.id',
+        'u.name',
+        'u.active',
+        'u.company_id',
+        'c.id as found_company_id',
+        'c.active as company_active',
+      ])
       .where('l.user_id', '=', userId)
       .orderBy('l.id')
       .execute();
-  const usable = (user: { active?: unknown } | null, unit: Awaited<ReturnType<typeof unitsOf>>[number]) =>
+  const usable = (
+    user: { active?: unknown } | null,
+    unit: Awaited<ReturnType<typeof unitsOf>>[number],
+  ) =>
     sessions.canActIn({
       user,
-      unit: { active: unit.active, companyId: unit.company_id == null ? null : Number(unit.company_id) },
+      unit: {
+        active: unit.active,
+        companyId: unit.company_id == null ? null : Number(unit.company_id),
+      },
       company: unit.found_company_id == null ? null : { active: unit.company_active },
       linked: true,
     });
@@ -63,16 +86,25 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     const login = field(request.body, 'login');
     const password = field(request.body, 'password');
     const missing: Record<string, string[]> = {};
-    if (typeof login !== 'string' || login.trim() === '') missing.login = ['The login field is required.'];
-    if (typeof password !== 'string' || password === '') missing.password = ['The password field is required.'];
+    if (typeof login !== 'string' || login.trim() === '')
+      missing.login = ['The login field is required.'];
+    if (typeof password !== 'string' || password === '')
+      missing.password = ['The password field is required.'];
     if (Object.keys(missing).length > 0) throw errors.validation(missing);
 
     // PostgreSQL refuses a NUL character in a compared value: such a login names no user, on
     // every engine alike, and fails as a wrong login does.
     const user = String(login).includes('\u0000')
       ? undefined
-      : await db.selectFrom('users').select(['id', 'password_hash', 'active']).where('login', '=', String(login)).executeTakeFirst();
-    const matches = await verifyPassword(String(password), user ? String(user.password_hash) : await decoy);
+      : await db
+          .selectFrom('users')
+          .select(['id', 'password_hash', 'active'])
+          .where('login', '=', String(login))
+          .executeTakeFirst();
+    const matches = await verifyPassword(
+      String(password),
+      user ? String(user.password_hash) : await decoy,
+    );
     // The session's unit: the user's first unit (lowest link id) that a session can act in.
     const units = user ? await unitsOf(user.id) : [];
     const unit = units.find((u) => usable(user ?? null, u));
@@ -81,8 +113,16 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
       throw errors.validation({ login: [BAD_CREDENTIALS] });
     }
     const csrfToken = await sessions.start(request, reply, Number(user.id), Number(unit.id));
-    const record = await db.selectFrom('users').select([...USER_RECORD_COLUMNS]).where('id', '=', user.id).executeTakeFirstOrThrow();
-    return { user: userRecord(record), unit: { id: Number(unit.id), name: unit.name }, csrf_token: csrfToken };
+    const record = await db
+      .selectFrom('users')
+      .select([...USER_RECORD_COLUMNS])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    return {
+      user: userRecord(record),
+      unit: { id: Number(unit.id), name: unit.name },
+      csrf_token: csrfToken,
+    };
   });
 
   app.post('/app/logout', { preHandler: authenticated }, async (request, reply) => {
@@ -90,13 +130,22 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     return { message: 'Logged out.' };
   });
 
-  app.get('/app/session', { preHandler: authenticated }, async (request) => describe(request, sessions));
+  app.get('/app/session', { preHandler: authenticated }, async (request) =>
+    describe(request, sessions),
+  );
 
   app.post('/app/session/unit', { preHandler: authenticated }, async (request) => {
     const raw = field(request.body, 'unit_id');
-    const unitId = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : null;
+    const unitId =
+      typeof raw === 'number'
+        ? raw
+        : typeof raw === 'string' && /^\d+$/.test(raw)
+          ? Number(raw)
+          : null;
     if (unitId === null) throw errors.validation({ unit_id: ['The unit id field is required.'] });
-    const unit = (await unitsOf(request.svc?.scope.userId ?? -1)).find((u) => Number(u.id) === unitId);
+    const unit = (await unitsOf(request.svc?.scope.userId ?? -1)).find(
+      (u) => Number(u.id) === unitId,
+    );
     if (!unit) throw errors.unauthorized();
     // A unit the session could not act in (inactive, or its company inactive or gone) would be
     // accepted here and then refuse every request of the session, the switch back and logout

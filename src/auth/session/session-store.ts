@@ -1,12 +1,13 @@
 // Sessions of the admin front end, stored in the sessions table (Redis comes with the scale-out
 // work behind the same interface). The row key is the SHA-256 of the session id, so the table
 // never holds a usable credential; the lookup joins the acting user, unit and company.
-import { sha256Hex } from '../../support/sha256.js';
+
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
-import type { Row } from '../../model/entity.js';
-import { identityOf, withIdentity, type Identity } from '../identity-query.js';
 import { toMillis } from '../../model/casts.js';
+import type { Row } from '../../model/entity.js';
+import { sha256Hex } from '../../support/sha256.js';
+import { type Identity, identityOf, withIdentity } from '../identity-query.js';
 
 export interface SessionRecord {
   /** SHA-256 hex of the session id carried by the cookie. */
@@ -58,7 +59,12 @@ export function databaseSessionStore(database: Database): SessionStore {
           withIdentity(
             db
               .selectFrom('sessions as c')
-              .select(['c.user_id as session_user_id', 'c.unit_id as session_unit_id', 'c.csrf_token', 'c.last_activity'])
+              .select([
+                'c.user_id as session_user_id',
+                'c.unit_id as session_unit_id',
+                'c.csrf_token',
+                'c.last_activity',
+              ])
               .where('c.id', '=', param('key')),
             adapter,
           ),
@@ -77,7 +83,11 @@ export function databaseSessionStore(database: Database): SessionStore {
       };
     },
     async touch(key, now) {
-      await db.updateTable('sessions').set({ last_activity: stamp(now) }).where('id', '=', key).execute();
+      await db
+        .updateTable('sessions')
+        .set({ last_activity: stamp(now) })
+        .where('id', '=', key)
+        .execute();
     },
     async setUnit(key, unitId) {
       await db.updateTable('sessions').set({ unit_id: unitId }).where('id', '=', key).execute();

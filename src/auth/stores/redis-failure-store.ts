@@ -24,7 +24,9 @@ export function redisFailureStore(redis: SharedRedis): FailureStore {
     inSystemDatabase: false,
     async get(ip) {
       const [failures, startedAt] = await client.hmget(keyOf(ip), 'failures', 'started_at');
-      return failures == null || startedAt == null ? null : { failures: Number(failures), startedAt: Number(startedAt) };
+      return failures == null || startedAt == null
+        ? null
+        : { failures: Number(failures), startedAt: Number(startedAt) };
     },
     async record(ip, now, windowMs) {
       // Twice the window in real time: long after the clock-driven window has ended.

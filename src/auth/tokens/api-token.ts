@@ -2,8 +2,8 @@
 // (190 random bits) + a 6-character base62 CRC32 of them, so a mistyped or forged token is
 // refused without a database read. Only the SHA-256 hash is ever stored.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { sha256Hex } from '../../support/sha256.js';
 import { crc32 } from 'node:zlib';
+import { sha256Hex } from '../../support/sha256.js';
 
 export const TOKEN_PREFIX = 'svc_api_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

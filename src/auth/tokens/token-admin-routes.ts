@@ -5,8 +5,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../database/database.js';
 import { errors } from '../../errors.js';
 import type { Middleware } from '../../kernel/middleware.js';
-import { createToken, listTokens, revokeToken } from './token-service.js';
 import { idOf } from '../../model/casts.js';
+import { createToken, listTokens, revokeToken } from './token-service.js';
 
 export interface TokenAdminOptions {
   readonly system: Database;
@@ -21,18 +21,36 @@ function requireAdmin(request: FastifyRequest): void {
 
 export function registerTokenAdminRoutes(app: FastifyInstance, options: TokenAdminOptions): void {
   const { system, grantable } = options;
-  const preHandler = [options.authenticated, async (request: FastifyRequest) => requireAdmin(request)];
+  const preHandler = [
+    options.authenticated,
+    async (request: FastifyRequest) => requireAdmin(request),
+  ];
 
   app.get('/app/tokens-api/abilities', { preHandler }, async () => ({ data: grantable }));
 
   app.get('/app/tokens-api', { preHandler }, async () => {
     const tokens = await listTokens(system);
-    const users = await system.db.selectFrom('users').select(['id', 'login', 'name']).where('id', 'in', [0, ...tokens.map((t) => t.user_id)]).execute();
-    const units = await system.db.selectFrom('units').select(['id', 'name']).where('id', 'in', [0, ...tokens.map((t) => t.unit_id)]).execute();
-    const byId = <T extends { id: unknown }>(rows: T[]) => new Map(rows.map((r) => [Number(r.id), r]));
+    const users = await system.db
+      .selectFrom('users')
+      .select(['id', 'login', 'name'])
+      .where('id', 'in', [0, ...tokens.map((t) => t.user_id)])
+      .execute();
+    const units = await system.db
+      .selectFrom('units')
+      .select(['id', 'name'])
+      .where('id', 'in', [0, ...tokens.map((t) => t.unit_id)])
+      .execute();
+    const byId = <T extends { id: unknown }>(rows: T[]) =>
+      new Map(rows.map((r) => [Number(r.id), r]));
     const userOf = byId(users);
     const unitOf = byId(units);
-    return { data: tokens.map((t) => ({ ...t, user: userOf.get(t.user_id) ?? null, unit: unitOf.get(t.unit_id) ?? null })) };
+    return {
+      data: tokens.map((t) => ({
+        ...t,
+        user: userOf.get(t.user_id) ?? null,
+        unit: unitOf.get(t.unit_id) ?? null,
+      })),
+    };
   });
 
   app.post('/app/tokens-api', { preHandler }, async (request, reply) => {
@@ -44,11 +62,13 @@ export function registerTokenAdminRoutes(app: FastifyInstance, options: TokenAdm
     if (unitId === null) bag.unit_id = ['The unit id field must be an integer.'];
     if (typeof body.name !== 'string') bag.name = ['The name field is required.'];
     const abilities = body.abilities ?? [];
-    if (!Array.isArray(abilities) || abilities.some((a) => typeof a !== 'string')) bag.abilities = ['The abilities field must be an array of ability names.'];
+    if (!Array.isArray(abilities) || abilities.some((a) => typeof a !== 'string'))
+      bag.abilities = ['The abilities field must be an array of ability names.'];
     let expiresAt: Date | null = null;
     if (body.expires_at != null) {
       expiresAt = typeof body.expires_at === 'string' ? new Date(body.expires_at) : new Date(NaN);
-      if (Number.isNaN(expiresAt.getTime())) bag.expires_at = ['The expires at field must be a valid date.'];
+      if (Number.isNaN(expiresAt.getTime()))
+        bag.expires_at = ['The expires at field must be a valid date.'];
     }
     if (Object.keys(bag).length > 0) throw errors.validation(bag);
     const issued = await createToken(system, grantable, {

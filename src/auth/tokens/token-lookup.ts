@@ -3,14 +3,15 @@
 // when the failure counters live in the same database, the caller IP's failure window. On SQLite
 // a repeated check is answered from the exact result memo (query-cache `memo`) until a commit
 // that may change one of the tables it reads: writes to the resources' own tables leave it.
+
+import { sql } from 'kysely';
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
-import { sql } from 'kysely';
 import { readCasts, toMillis } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import type { FailureWindow } from '../failure-limiter.js';
+import { IDENTITY_TABLES, type Identity, identityOf, withIdentity } from '../identity-query.js';
 import { failureWindow } from '../stores/database-failure-store.js';
-import { IDENTITY_TABLES, identityOf, withIdentity, type Identity } from '../identity-query.js';
 
 export interface TokenIdentity extends Identity {
   readonly tokenId: number;
@@ -27,7 +28,9 @@ export interface TokenIdentity extends Identity {
 
 function ipWindow(value: unknown) {
   const window = readCasts.json(value) as { failures?: unknown; started_at?: unknown } | null;
-  return window && typeof window === 'object' ? failureWindow(window.failures, window.started_at) : null;
+  return window && typeof window === 'object'
+    ? failureWindow(window.failures, window.started_at)
+    : null;
 }
 
 function parseAbilities(value: unknown): string[] {
@@ -44,7 +47,11 @@ const TOKEN_IDENTITY = statementSite('token identity');
 const TOKEN_MEMO = { tables: ['api_tokens', 'auth_failures', ...IDENTITY_TABLES] };
 
 /** The token by its hash; with `ip`, also that IP's failure window from auth_failures. */
-export async function findTokenIdentity(database: Database, hash: string, ip: string | null): Promise<TokenIdentity | null> {
+export async function findTokenIdentity(
+  database: Database,
+  hash: string,
+  ip: string | null,
+): Promise<TokenIdentity | null> {
   const { db, adapter } = database;
   const [row] = await runCached<Row>(
     db,
@@ -53,13 +60,25 @@ export async function findTokenIdentity(database: Database, hash: string, ip: st
       let query = withIdentity(
         db
           .selectFrom('api_tokens as c')
-          .select(['c.id as token_id', 'c.token_hash', 'c.abilities', 'c.expires_at', 'c.revoked_at', 'c.last_used_at'])
+          .select([
+            'c.id as token_id',
+            'c.token_hash',
+            'c.abilities',
+            'c.expires_at',
+            'c.revoked_at',
+            'c.last_used_at',
+          ])
           .where('c.token_hash', '=', param('hash')),
         adapter,
       );
       if (ip !== null) {
-        const window = adapter.jsonObject({ failures: sql.ref('failures'), started_at: sql.ref('window_started_at') });
-        query = query.select(sql`(select ${window} from auth_failures where ip = ${param('ip')})`.as('ip_window'));
+        const window = adapter.jsonObject({
+          failures: sql.ref('failures'),
+          started_at: sql.ref('window_started_at'),
+        });
+        query = query.select(
+          sql`(select ${window} from auth_failures where ip = ${param('ip')})`.as('ip_window'),
+        );
       }
       return query;
     },

@@ -1,7 +1,7 @@
 // Issuing, listing and revoking API tokens: shared by the CLI and the token admin API. The
 // plain token is returned once; only its hash is stored.
 import type { Database } from '../../database/database.js';
-import { errors, type ErrorBag } from '../../errors.js';
+import { type ErrorBag, errors } from '../../errors.js';
 import { readCasts } from '../../model/casts.js';
 import { issueToken } from './api-token.js';
 
@@ -51,13 +51,20 @@ export async function createToken(
   const bag: ErrorBag = {};
   const name = request.name.trim();
   if (name === '') bag.name = ['The name field is required.'];
-  else if (name.length > 200) bag.name = ['The name field must not be greater than 200 characters.'];
+  else if (name.length > 200)
+    bag.name = ['The name field must not be greater than 200 characters.'];
   request.abilities.forEach((ability, i) => {
-    if (!grantable.includes(ability)) bag[`abilities.${i}`] = [`The ability "${ability}" is not declared on any route.`];
+    if (!grantable.includes(ability))
+      bag[`abilities.${i}`] = [`The ability "${ability}" is not declared on any route.`];
   });
-  if (request.expiresAt && Number.isNaN(request.expiresAt.getTime())) bag.expires_at = ['The expires at field must be a valid date.'];
+  if (request.expiresAt && Number.isNaN(request.expiresAt.getTime()))
+    bag.expires_at = ['The expires at field must be a valid date.'];
   const { db, adapter } = database;
-  const user = await db.selectFrom('users').select('id').where('id', '=', request.userId).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', request.userId)
+    .executeTakeFirst();
   if (!user) bag.user_id = ['The selected user id is invalid.'];
   const link = await db
     .selectFrom('user_units')
@@ -65,7 +72,8 @@ export async function createToken(
     .where('user_id', '=', request.userId)
     .where('unit_id', '=', request.unitId)
     .executeTakeFirst();
-  if (user && !link) bag.unit_id = ['The selected unit id is invalid: the unit does not belong to the user.'];
+  if (user && !link)
+    bag.unit_id = ['The selected unit id is invalid: the unit does not belong to the user.'];
   if (Object.keys(bag).length > 0) throw errors.validation(bag);
 
   const issued = issueToken();
@@ -83,14 +91,28 @@ export async function createToken(
     },
     'id',
   );
-  const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   return { token: issued.plain, record: toRecord(row) };
 }
 
 export async function listTokens(database: Database): Promise<TokenRecord[]> {
   const rows = await database.db
     .selectFrom('api_tokens')
-    .select(['id', 'user_id', 'unit_id', 'name', 'abilities', 'expires_at', 'last_used_at', 'revoked_at', 'created_at'])
+    .select([
+      'id',
+      'user_id',
+      'unit_id',
+      'name',
+      'abilities',
+      'expires_at',
+      'last_used_at',
+      'revoked_at',
+      'created_at',
+    ])
     .orderBy('id')
     .execute();
   return rows.map(toRecord);
@@ -99,7 +121,12 @@ export async function listTokens(database: Database): Promise<TokenRecord[]> {
 /** Revokes a token; false when there is no such token. Revoking twice keeps the first time. */
 export async function revokeToken(database: Database, id: number): Promise<TokenRecord | null> {
   const { db, adapter } = database;
-  await db.updateTable('api_tokens').set({ revoked_at: adapter.toTimestamp(new Date()) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: adapter.toTimestamp(new Date()) })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
   const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toRecord(row) : null;
 }

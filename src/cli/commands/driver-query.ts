@@ -20,7 +20,8 @@ function bindingsOf(option: unknown): unknown[] | undefined {
   } catch {
     parsed = undefined;
   }
-  if (!Array.isArray(parsed)) throw new CliError(`--bindings must be a JSON array, e.g. --bindings='[1, "a", null]'.`);
+  if (!Array.isArray(parsed))
+    throw new CliError(`--bindings must be a JSON array, e.g. --bindings='[1, "a", null]'.`);
   return parsed;
 }
 
@@ -32,7 +33,8 @@ function messageOf(body: unknown, status: number): string {
 }
 
 export const driverQuery: Command = {
-  summary: 'Send one signed SQL statement to the running service: "<sql>" [--bindings=<json>] [--connection=]',
+  summary:
+    'Send one signed SQL statement to the running service: "<sql>" [--bindings=<json>] [--connection=]',
   options: {
     bindings: { type: 'string' },
     connection: { type: 'string' },
@@ -42,10 +44,17 @@ export const driverQuery: Command = {
     if (!sql || extra !== undefined) throw new CliError(USAGE);
     const config = loadConfig();
     const secret = config.restDriver.secret;
-    if (secret === '') throw new CliError('REST_DRIVER_SECRET is not set: the command signs with the service\'s secret.');
+    if (secret === '')
+      throw new CliError(
+        "REST_DRIVER_SECRET is not set: the command signs with the service's secret.",
+      );
     const bindings = bindingsOf(options.bindings);
     const connection = typeof options.connection === 'string' ? options.connection : undefined;
-    const body = JSON.stringify({ sql, ...(bindings ? { bindings } : {}), ...(connection ? { connection } : {}) });
+    const body = JSON.stringify({
+      sql,
+      ...(bindings ? { bindings } : {}),
+      ...(connection ? { connection } : {}),
+    });
     const target = `${DRIVER_PREFIX}/query`;
     const { host, port } = localService(config);
     const url = `http://${host}:${port}${target}`;
@@ -53,13 +62,21 @@ export const driverQuery: Command = {
     try {
       response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signatureHeaders(secret, { method: 'POST', target, body }) },
+        headers: {
+          'content-type': 'application/json',
+          ...signatureHeaders(secret, { method: 'POST', target, body }),
+        },
         body,
         // The statement's own limit, plus time to connect and answer.
         signal: AbortSignal.timeout(config.restDriver.timeoutMs + 10_000),
       });
     } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+      const cause =
+        error instanceof Error && error.cause instanceof Error
+          ? error.cause.message
+          : error instanceof Error
+            ? error.message
+            : String(error);
       throw new Error(`Cannot reach the service at ${url}: ${cause}`);
     }
     const text = await response.text();
@@ -71,7 +88,9 @@ export const driverQuery: Command = {
     }
     if (!response.ok) {
       const hint = response.status === 404 ? ' (is REST_DRIVER_ENABLED=true on the service?)' : '';
-      throw new Error(`The service answered ${response.status}: ${messageOf(answer, response.status)}${hint}`);
+      throw new Error(
+        `The service answered ${response.status}: ${messageOf(answer, response.status)}${hint}`,
+      );
     }
     printJson(answer);
   },

@@ -15,8 +15,11 @@ export const migrate: Command = {
       const reports = await runMigrations(database.db, ['system', 'data']);
       const units = await UnitDatabases.open(database, config, config);
       await units.close();
-      const applied = [...reports, ...Object.values(units.reports).flat()].flatMap((r) => r.applied).length;
-      const connections = Object.keys(units.reports).length > 0 ? { connections: units.reports } : {};
+      const applied = [...reports, ...Object.values(units.reports).flat()].flatMap(
+        (r) => r.applied,
+      ).length;
+      const connections =
+        Object.keys(units.reports).length > 0 ? { connections: units.reports } : {};
       process.stdout.write(`${JSON.stringify({ migrations: reports, ...connections })}\n`);
       process.stderr.write(`Migrations current (${applied} applied now).\n`);
     } finally {

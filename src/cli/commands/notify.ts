@@ -15,25 +15,31 @@ import type { Command } from '../command.js';
 import { findByIdOrName, printJson, requiredString, withDatabase } from '../database-session.js';
 import { localService } from '../local-service.js';
 
-const USAGE = 'Usage: svc notify <user>[,<user>...] --title=<t> --message=<m> [--level=info|success|warning|danger] [--icon=<name>] [--url=<https://...> | --navigate=</path>]';
+const USAGE =
+  'Usage: svc notify <user>[,<user>...] --title=<t> --message=<m> [--level=info|success|warning|danger] [--icon=<name>] [--url=<https://...> | --navigate=</path>]';
 
 function broadcasterFor(config: Config): Broadcaster | null {
   const { realtime } = config;
   if (!realtime.enabled) return null;
   const secret = persistentSecret(config.dataDir, 'pusher', realtime.secret);
-  return httpBroadcaster({ endpoint: realtime.external ?? localService(config), credentials: { appId: realtime.appId, key: realtime.key, secret } });
+  return httpBroadcaster({
+    endpoint: realtime.external ?? localService(config),
+    credentials: { appId: realtime.appId, key: realtime.key, secret },
+  });
 }
 
 function actionOf(options: Record<string, unknown>): ActionInput | null {
   const { url, navigate } = options;
-  if (url !== undefined && navigate !== undefined) throw new CliError('Give --url or --navigate, not both.');
+  if (url !== undefined && navigate !== undefined)
+    throw new CliError('Give --url or --navigate, not both.');
   if (typeof url === 'string') return { kind: 'url', url };
   if (typeof navigate === 'string') return { kind: 'navigate', url: navigate };
   return null;
 }
 
 export const notify: Command = {
-  summary: 'Send a notification: <user>[,<user>...] --title= --message= [--level=] [--icon=] [--url=|--navigate=]',
+  summary:
+    'Send a notification: <user>[,<user>...] --title= --message= [--level=] [--icon=] [--url=|--navigate=]',
   options: {
     title: { type: 'string' },
     message: { type: 'string' },
@@ -45,14 +51,18 @@ export const notify: Command = {
   async run({ options, positionals }) {
     const [list, extra] = positionals;
     if (!list || extra !== undefined) throw new CliError(USAGE);
-    const refs = list.split(',').map((r) => r.trim()).filter(Boolean);
+    const refs = list
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean);
     if (refs.length === 0) throw new CliError(USAGE);
     const title = requiredString(options.title, 'title');
     const message = requiredString(options.message, 'message');
     const action = actionOf(options);
     const records = await withDatabase(async ({ config, database }) => {
       const to: number[] = [];
-      for (const ref of refs) to.push(await findByIdOrName(database, 'users', 'login', 'user', ref));
+      for (const ref of refs)
+        to.push(await findByIdOrName(database, 'users', 'login', 'user', ref));
       const log = {
         warn: (details: object, text: string) => {
           const cause = (details as { err?: unknown }).err;
@@ -70,6 +80,8 @@ export const notify: Command = {
       });
     });
     printJson(records);
-    process.stderr.write(`${records.length} notification${records.length === 1 ? '' : 's'} sent.\n`);
+    process.stderr.write(
+      `${records.length} notification${records.length === 1 ? '' : 's'} sent.\n`,
+    );
   },
 };

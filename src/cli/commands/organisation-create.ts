@@ -20,14 +20,21 @@ export const unitCreate: Command = {
   options: { company: { type: 'string' }, connection: { type: 'string' } },
   async run({ options, positionals }) {
     const [name] = positionals;
-    if (!name) throw new CliError('Usage: svc unit:create <name> [--company=<id|name>] [--connection=<name>]');
+    if (!name)
+      throw new CliError(
+        'Usage: svc unit:create <name> [--company=<id|name>] [--connection=<name>]',
+      );
     const record = await withDatabase(async ({ context, database, config }) => {
       const connection = typeof options.connection === 'string' ? options.connection : null;
       if (connection !== null && !(connection in config.dbConnections)) {
-        throw new CliError(`Unknown connection "${connection}": DB_CONNECTIONS names ${Object.keys(config.dbConnections).join(', ') || 'none'}.`);
+        throw new CliError(
+          `Unknown connection "${connection}": DB_CONNECTIONS names ${Object.keys(config.dbConnections).join(', ') || 'none'}.`,
+        );
       }
       const companyId =
-        typeof options.company === 'string' ? await findByIdOrName(database, 'companies', 'name', 'company', options.company) : null;
+        typeof options.company === 'string'
+          ? await findByIdOrName(database, 'companies', 'name', 'company', options.company)
+          : null;
       return create(units, context, { name, company_id: companyId, connection });
     });
     printJson(record);

@@ -2,7 +2,7 @@
 // --workers N (or WORKERS) the process becomes a node:cluster primary that migrates and
 // bootstraps once, then runs N workers on the same port.
 import cluster from 'node:cluster';
-import { loadConfig, MAX_WORKERS, type Config } from '../../config/config.js';
+import { type Config, loadConfig, MAX_WORKERS } from '../../config/config.js';
 import { prepareService, startService } from '../../service.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
@@ -14,7 +14,9 @@ function workerCount(option: unknown, config: Config): number | null {
   if (option === undefined) return config.workers;
   const n = Number(option);
   if (typeof option !== 'string' || !/^\d+$/.test(option.trim()) || n < 1 || n > MAX_WORKERS) {
-    throw new CliError(`--workers must be a whole number from 1 to ${MAX_WORKERS}, got "${String(option)}"`);
+    throw new CliError(
+      `--workers must be a whole number from 1 to ${MAX_WORKERS}, got "${String(option)}"`,
+    );
   }
   return n;
 }
@@ -32,7 +34,9 @@ function refuseUnshared(config: Config): void {
     );
   }
   if (config.restDriver.enabled) {
-    throw new CliError('--workers with REST_DRIVER_ENABLED=true needs REDIS_URL: each worker would otherwise keep its own used nonces, so a signed request could be replayed on another worker');
+    throw new CliError(
+      '--workers with REST_DRIVER_ENABLED=true needs REDIS_URL: each worker would otherwise keep its own used nonces, so a signed request could be replayed on another worker',
+    );
   }
 }
 
@@ -66,7 +70,10 @@ export const serve: Command = {
     if (workers === null) return serveHere(config, false);
     refuseUnshared(config);
     const log = processLog(config.logLevel);
-    await prepareService(config, { info: (message) => log.info({}, message), warn: (message) => log.warn({}, message) });
+    await prepareService(config, {
+      info: (message) => log.info({}, message),
+      warn: (message) => log.warn({}, message),
+    });
     return runWorkerPool({ workers, log, shutdownTimeoutMs: config.shutdownTimeoutMs });
   },
 };

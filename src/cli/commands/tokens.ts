@@ -10,14 +10,17 @@ import { findByIdOrName, printJson, requiredString, withDatabase } from '../data
 function expiry(options: Record<string, unknown>): Date | null {
   const days = options['expires-in-days'];
   const at = options['expires-at'];
-  if (days !== undefined && at !== undefined) throw new CliError('Give --expires-in-days or --expires-at, not both.');
+  if (days !== undefined && at !== undefined)
+    throw new CliError('Give --expires-in-days or --expires-at, not both.');
   if (typeof days === 'string') {
-    if (!/^\d+$/.test(days) || Number(days) < 1) throw new CliError(`--expires-in-days must be a positive whole number, got "${days}".`);
+    if (!/^\d+$/.test(days) || Number(days) < 1)
+      throw new CliError(`--expires-in-days must be a positive whole number, got "${days}".`);
     return new Date(Date.now() + Number(days) * 86_400_000);
   }
   if (typeof at === 'string') {
     const date = new Date(at);
-    if (Number.isNaN(date.getTime())) throw new CliError(`--expires-at must be an ISO-8601 date, got "${at}".`);
+    if (Number.isNaN(date.getTime()))
+      throw new CliError(`--expires-at must be an ISO-8601 date, got "${at}".`);
     return date;
   }
   return null;
@@ -25,15 +28,32 @@ function expiry(options: Record<string, unknown>): Date | null {
 
 export const tokenCreate: Command = {
   summary: 'Issue an API token: <user> <unit> --name= [--abilities=a,b] [--expires-in-days=n]',
-  options: { name: { type: 'string' }, abilities: { type: 'string' }, 'expires-in-days': { type: 'string' }, 'expires-at': { type: 'string' } },
+  options: {
+    name: { type: 'string' },
+    abilities: { type: 'string' },
+    'expires-in-days': { type: 'string' },
+    'expires-at': { type: 'string' },
+  },
   async run({ options, positionals }) {
     const [userRef, unitRef] = positionals;
-    if (!userRef || !unitRef) throw new CliError('Usage: svc token:create <user> <unit> --name=<text> [--abilities=<a,b,...>] [--expires-in-days=<n>]');
+    if (!userRef || !unitRef)
+      throw new CliError(
+        'Usage: svc token:create <user> <unit> --name=<text> [--abilities=<a,b,...>] [--expires-in-days=<n>]',
+      );
     const name = requiredString(options.name, 'name');
-    const abilities = typeof options.abilities === 'string' ? options.abilities.split(',').map((a) => a.trim()).filter(Boolean) : [];
+    const abilities =
+      typeof options.abilities === 'string'
+        ? options.abilities
+            .split(',')
+            .map((a) => a.trim())
+            .filter(Boolean)
+        : [];
     const grantable = grantableAbilities();
     const unknown = abilities.find((a) => !isAbilityName(a) || !grantable.includes(a));
-    if (unknown) throw new CliError(`Ability "${unknown}" is not declared on any route. Grantable: ${grantable.join(', ')}`);
+    if (unknown)
+      throw new CliError(
+        `Ability "${unknown}" is not declared on any route. Grantable: ${grantable.join(', ')}`,
+      );
     const expiresAt = expiry(options);
     const issued = await withDatabase(async ({ database }) => {
       const userId = await findByIdOrName(database, 'users', 'login', 'user', userRef);
@@ -41,7 +61,9 @@ export const tokenCreate: Command = {
       return createToken(database, grantable, { userId, unitId, name, abilities, expiresAt });
     });
     process.stdout.write(`${issued.token}\n`);
-    process.stderr.write(`Token #${issued.record.id} "${issued.record.name}" issued; it is shown only this once.\n`);
+    process.stderr.write(
+      `Token #${issued.record.id} "${issued.record.name}" issued; it is shown only this once.\n`,
+    );
   },
 };
 

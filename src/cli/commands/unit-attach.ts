@@ -11,8 +11,17 @@ export const unitAttach: Command = {
     const link = await withDatabase(async ({ database }) => {
       const userId = await findByIdOrName(database, 'users', 'login', 'user', userRef);
       const unitId = await findByIdOrName(database, 'units', 'name', 'unit', unitRef);
-      const existing = await database.db.selectFrom('user_units').select('id').where('user_id', '=', userId).where('unit_id', '=', unitId).executeTakeFirst();
-      if (!existing) await database.db.insertInto('user_units').values({ user_id: userId, unit_id: unitId }).execute();
+      const existing = await database.db
+        .selectFrom('user_units')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('unit_id', '=', unitId)
+        .executeTakeFirst();
+      if (!existing)
+        await database.db
+          .insertInto('user_units')
+          .values({ user_id: userId, unit_id: unitId })
+          .execute();
       return { user_id: userId, unit_id: unitId, attached: !existing };
     });
     printJson(link);

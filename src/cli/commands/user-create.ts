@@ -7,10 +7,18 @@ import { printJson, requiredString, withDatabase } from '../database-session.js'
 
 export const userCreate: Command = {
   summary: 'Create a user: <login> --name= --password= [--email=] [--admin]',
-  options: { name: { type: 'string' }, password: { type: 'string' }, email: { type: 'string' }, admin: { type: 'boolean' } },
+  options: {
+    name: { type: 'string' },
+    password: { type: 'string' },
+    email: { type: 'string' },
+    admin: { type: 'boolean' },
+  },
   async run({ options, positionals }) {
     const [login] = positionals;
-    if (!login) throw new CliError('Usage: svc user:create <login> --name=<text> --password=<text> [--email=<text>] [--admin]');
+    if (!login)
+      throw new CliError(
+        'Usage: svc user:create <login> --name=<text> --password=<text> [--email=<text>] [--admin]',
+      );
     const payload = {
       login,
       name: requiredString(options.name, 'name'),

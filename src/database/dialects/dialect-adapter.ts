@@ -25,9 +25,19 @@ export interface DialectAdapter {
    * Case-insensitive LIKE on every engine (DESIGN.md 3.5). `unicode` says the pattern holds
    * non-ASCII characters, for engines whose plain LIKE folds ASCII only.
    */
-  likeInsensitive(column: string, pattern: Expression<unknown>, negate: boolean, unicode: boolean): Expression<SqlBool>;
+  likeInsensitive(
+    column: string,
+    pattern: Expression<unknown>,
+    negate: boolean,
+    unicode: boolean,
+  ): Expression<SqlBool>;
   /** Inserts one row and returns its generated primary key. */
-  insertReturningId(db: Db, table: string, values: Record<string, unknown>, primaryKey: string): Promise<number>;
+  insertReturningId(
+    db: Db,
+    table: string,
+    values: Record<string, unknown>,
+    primaryKey: string,
+  ): Promise<number>;
   /**
    * A JSON object built in SQL from named expressions: one column that carries a whole related
    * row, far cheaper to read than the columns of a join. Read it back with readCasts.json.
@@ -39,7 +49,12 @@ export interface DialectAdapter {
    * eager-load.embeddedRowsReader). Where the engine has it (SQLite), a has-many relation in the
    * parent's database costs no statement of its own; elsewhere it is one batched `where in`.
    */
-  childRows?(table: string, columns: readonly string[], where: ReadonlyArray<Expression<SqlBool>>, orderBy: string): RawBuilder<unknown>;
+  childRows?(
+    table: string,
+    columns: readonly string[],
+    where: ReadonlyArray<Expression<SqlBool>>,
+    orderBy: string,
+  ): RawBuilder<unknown>;
   /**
    * True when the engine sorts NULL below every value (SQLite, MySQL). Otherwise sorting says
    * NULLS FIRST / NULLS LAST, so every engine gives the same order.

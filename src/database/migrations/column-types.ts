@@ -1,5 +1,13 @@
 // Column types per engine for the migrations, so each migration is written once.
-import { MysqlAdapter, PostgresAdapter, type ColumnDataType, type CreateTableBuilder, type DropIndexBuilder, sql, type Expression } from 'kysely';
+import {
+  type ColumnDataType,
+  type CreateTableBuilder,
+  type DropIndexBuilder,
+  type Expression,
+  MysqlAdapter,
+  PostgresAdapter,
+  sql,
+} from 'kysely';
 import type { Db } from '../db.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
@@ -33,7 +41,8 @@ export function columnTypes(db: Db): ColumnTypes {
   if (adapter instanceof MysqlAdapter) {
     // A binary collation: equality, uniqueness and sorting of text compare bytes, as on SQLite
     // and PostgreSQL with the C collation, instead of MySQL's case-insensitive default.
-    const table = (t: Table) => t.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`);
+    const table = (t: Table) =>
+      t.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`);
     return {
       // Signed, like the bigint columns that reference it (MySQL requires equal types).
       id: (t) => table(t.addColumn('id', 'bigint', (c) => c.primaryKey().autoIncrement())),

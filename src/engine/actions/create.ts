@@ -1,17 +1,21 @@
 // Create (SPEC.md 4.4): validate master and details, insert both, answer the reloaded record
 // (201), all in one transaction.
 import type { Row } from '../../model/entity.js';
-import { adapterFor, inTransaction, type EngineContext } from '../context.js';
+import { scopeStamps } from '../../model/scope.js';
+import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findRecord } from '../output/records.js';
-import { scopeStamps } from '../../model/scope.js';
 import { readPayload } from '../write/payload.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
 import { validateWrite } from '../write/validate-write.js';
 import { planWrite } from '../write/write-plan.js';
 
-export async function create(resource: Resource, context: EngineContext, body: unknown): Promise<Row> {
+export async function create(
+  resource: Resource,
+  context: EngineContext,
+  body: unknown,
+): Promise<Row> {
   const { entity } = resource;
   const payload = readPayload(resource, body);
   const adapter = adapterFor(context, entity.storage);
@@ -30,9 +34,21 @@ export async function create(resource: Resource, context: EngineContext, body: u
     if (entity.ownerColumn && values[entity.ownerColumn] == null && context.scope.userId !== null) {
       values[entity.ownerColumn] = context.scope.userId;
     }
-    const id = await adapter.insertReturningId(connections[entity.storage], entity.table, values, entity.primaryKey);
+    const id = await adapter.insertReturningId(
+      connections[entity.storage],
+      entity.table,
+      values,
+      entity.primaryKey,
+    );
     await syncDetails(connections, plan, id, context.scope, adapter, now);
-    const record = await findRecord(connections, resource, context.scope, adapter, entity.primaryKey, id);
+    const record = await findRecord(
+      connections,
+      resource,
+      context.scope,
+      adapter,
+      entity.primaryKey,
+      id,
+    );
     return resource.show(record ?? {});
   });
 }

@@ -2,14 +2,18 @@
 // transaction. A missing id is 404.
 import { deleteWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
-import { adapterFor, inTransaction, type EngineContext } from '../context.js';
+import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findStoredRow } from '../output/records.js';
 import { parseKey } from './record-key.js';
 
 export const DELETED = Object.freeze({ message: 'Resource deleted successfully' });
 
-export async function destroy(resource: Resource, context: EngineContext, id: unknown): Promise<typeof DELETED> {
+export async function destroy(
+  resource: Resource,
+  context: EngineContext,
+  id: unknown,
+): Promise<typeof DELETED> {
   const { entity } = resource;
   const key = parseKey(resource, id);
   if (key === null) throw errors.resourceNotFound();
@@ -21,7 +25,9 @@ export async function destroy(resource: Resource, context: EngineContext, id: un
     const masterKey = existing[entity.primaryKey];
     for (const relation of resource.details.values()) {
       const target = relation.target();
-      await deleteWhere(connections[target.storage], target.table, { [relation.foreignKey]: masterKey });
+      await deleteWhere(connections[target.storage], target.table, {
+        [relation.foreignKey]: masterKey,
+      });
     }
     await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
   });

@@ -5,13 +5,13 @@
 import { sql } from 'kysely';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
+import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { assembleRecords, recordsKey, selectRecords, type Select } from '../output/records.js';
+import { assembleRecords, recordsKey, type Select, selectRecords } from '../output/records.js';
 import { filterExpression, filtersShape, filterValues, parseFilters } from '../query/filters.js';
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
-import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { parseSort } from '../query/sort.js';
 
 export interface ListResult {
@@ -22,7 +22,11 @@ export interface ListResult {
 const TOTAL = statementSite('list total');
 const PAGE = statementSite('list page');
 
-export async function list(resource: Resource, context: EngineContext, input: Input): Promise<ListResult> {
+export async function list(
+  resource: Resource,
+  context: EngineContext,
+  input: Input,
+): Promise<ListResult> {
   const { entity } = resource;
   const filters = parseFilters(input, resource.searchable);
   const order = parseSort(input, resource.sortable, resource.defaultOrder);
@@ -52,20 +56,35 @@ export async function list(resource: Resource, context: EngineContext, input: In
   if (offset < total) {
     rows = await runCached(
       db,
-      [PAGE, ...recordsKey(connections, resource, context.scope, adapter), filterShape, order?.column ?? null, order?.direction ?? null, perPage],
+      [
+        PAGE,
+        ...recordsKey(connections, resource, context.scope, adapter),
+        filterShape,
+        order?.column ?? null,
+        order?.direction ?? null,
+        perPage,
+      ],
       () => {
         const ordered = <Q extends Select>(query: Q): Q => {
           const sorted = order
             ? query.orderBy(`${entity.table}.${order.column}`, (o) =>
-                adapter.nullsSortLow ? o[order.direction]() : order.direction === 'asc' ? o.asc().nullsFirst() : o.desc().nullsLast(),
+                adapter.nullsSortLow
+                  ? o[order.direction]()
+                  : order.direction === 'asc'
+                    ? o.asc().nullsFirst()
+                    : o.desc().nullsLast(),
               )
             : query;
           // The key breaks ties so pages never overlap or skip a row.
-          return sorted.orderBy(`${entity.table}.${entity.primaryKey}`, order?.direction ?? 'asc') as Q;
+          return sorted.orderBy(
+            `${entity.table}.${entity.primaryKey}`,
+            order?.direction ?? 'asc',
+          ) as Q;
         };
         // LIMIT is a literal (per_page takes few values): SQLite re-prepares a statement at every
         // execution when its LIMIT is a bound parameter. OFFSET does not have that cost.
-        const page = <Q extends Select>(query: Q): Q => ordered(query).limit(sql.lit(perPage)).offset(param<number>('offset')) as Q;
+        const page = <Q extends Select>(query: Q): Q =>
+          ordered(query).limit(sql.lit(perPage)).offset(param<number>('offset')) as Q;
         const records = selectRecords(connections, resource, context.scope, adapter);
         if (filters.length === 0) return page(records);
         // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
@@ -77,7 +96,9 @@ export async function list(resource: Resource, context: EngineContext, input: In
           ),
         );
         // Read through a derived table: MySQL refuses LIMIT directly inside IN (...).
-        const pageKeys = db.selectFrom(keys.as('page_keys')).select(`page_keys.${entity.primaryKey}`);
+        const pageKeys = db
+          .selectFrom(keys.as('page_keys'))
+          .select(`page_keys.${entity.primaryKey}`);
         return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
       },
       { ...values, offset },
@@ -86,6 +107,11 @@ export async function list(resource: Resource, context: EngineContext, input: In
   const records = await assembleRecords(connections, resource, context.scope, adapter, rows);
   return {
     data: records.map(resource.index),
-    meta: { total, per_page: perPage, current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)) },
+    meta: {
+      total,
+      per_page: perPage,
+      current_page: page,
+      last_page: Math.max(1, Math.ceil(total / perPage)),
+    },
   };
 }

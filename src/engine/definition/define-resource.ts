@@ -1,9 +1,16 @@
 // defineResource(): checks a resource configuration against its entity at boot and compiles
 // what every request needs (STYLE.md example 4). A wrong name fails here with a clear message.
-import { entityNamed, type Entity } from '../../model/entity.js';
+
 import type { BelongsTo, HasMany } from '../../model/entity.js';
-import { compileProjection, projectionRoots, type Projector } from '../output/projection.js';
-import { DEFAULTS, type ResourceConfig, type Transformer, type AuthorizationRequest, type Action } from './resource-config.js';
+import { type Entity, entityNamed } from '../../model/entity.js';
+import { compileProjection, type Projector, projectionRoots } from '../output/projection.js';
+import {
+  type Action,
+  type AuthorizationRequest,
+  DEFAULTS,
+  type ResourceConfig,
+  type Transformer,
+} from './resource-config.js';
 
 export interface Order {
   readonly column: string;
@@ -29,7 +36,9 @@ export interface Resource {
   readonly details: ReadonlyMap<string, HasMany>;
   readonly index: Projector;
   readonly show: Projector;
-  readonly authorize: ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>) | null;
+  readonly authorize:
+    | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
+    | null;
   /** Adds a transformer after set-up (SPEC.md 2.1 `transformers`). */
   addTransformer(field: string, transformer: Transformer): void;
 }
@@ -42,14 +51,18 @@ export function defineResource(config: ResourceConfig): Resource {
     throw new ResourceDefinitionError(`Resource for ${entity.name}: ${message}`);
   };
   const columns = (list: readonly string[], setting: string) => {
-    for (const c of list) if (!entity.columnSet.has(c)) fail(`${setting} names "${c}", which is not a column of ${entity.table}`);
+    for (const c of list)
+      if (!entity.columnSet.has(c))
+        fail(`${setting} names "${c}", which is not a column of ${entity.table}`);
     return new Set(list);
   };
   const relation = (name: string, setting: string) =>
-    entity.relations[name] ?? fail(`${setting} names "${name}", which is not a relation of ${entity.name}`);
+    entity.relations[name] ??
+    fail(`${setting} names "${name}", which is not a relation of ${entity.name}`);
   const hasManyNamed = (name: string, setting: string): HasMany => {
     const r = relation(name, setting);
-    if (r.kind !== 'hasMany') fail(`${setting} needs a one-to-many relation, "${name}" is ${r.kind}`);
+    if (r.kind !== 'hasMany')
+      fail(`${setting} needs a one-to-many relation, "${name}" is ${r.kind}`);
     return r as HasMany;
   };
 
@@ -62,10 +75,14 @@ export function defineResource(config: ResourceConfig): Resource {
   for (const name of config.details ?? DEFAULTS.details) {
     const r = hasManyNamed(name, 'details');
     // A write is one transaction on the master's database (DESIGN.md 3.5: a unit's own one).
-    if (r.target().storage !== entity.storage) fail(`details "${name}" crosses databases; a write is one transaction`);
+    if (r.target().storage !== entity.storage)
+      fail(`details "${name}" crosses databases; a write is one transaction`);
     // Detail rows are written with the master's primary key in their foreign key, and read back
     // by the relation's localKey: the two must be the same column.
-    if (r.localKey !== entity.primaryKey) fail(`details "${name}" must be keyed by ${entity.primaryKey}, the key its rows are written with, not by "${r.localKey}"`);
+    if (r.localKey !== entity.primaryKey)
+      fail(
+        `details "${name}" must be keyed by ${entity.primaryKey}, the key its rows are written with, not by "${r.localKey}"`,
+      );
     details.set(name, r);
   }
 
@@ -78,25 +95,30 @@ export function defineResource(config: ResourceConfig): Resource {
   }
   const counts = (config.withCount ?? DEFAULTS.withCount).map((name) => {
     const r = hasManyNamed(name, 'withCount');
-    if (r.target().storage !== entity.storage) fail(`withCount "${name}" crosses databases; counts are sub-queries`);
+    if (r.target().storage !== entity.storage)
+      fail(`withCount "${name}" crosses databases; counts are sub-queries`);
     return [name, r] as const;
   });
   const appends = (config.appends ?? DEFAULTS.appends).map((name) => {
-    const fn = entity.appends[name] ?? fail(`appends names "${name}", which ${entity.name} does not compute`);
+    const fn =
+      entity.appends[name] ??
+      fail(`appends names "${name}", which ${entity.name} does not compute`);
     return [name, fn] as const;
   });
 
   let defaultOrder: Order | null = null;
   if (config.defaultOrder) {
     const match = /^\s*(\w+)\s+(asc|desc)\s*$/i.exec(config.defaultOrder);
-    if (!match?.[1] || !match[2]) return fail(`defaultOrder must read "<column> asc|desc", got "${config.defaultOrder}"`);
+    if (!match?.[1] || !match[2])
+      return fail(`defaultOrder must read "<column> asc|desc", got "${config.defaultOrder}"`);
     if (!entity.columnSet.has(match[1])) fail(`defaultOrder column "${match[1]}" is not a column`);
     defaultOrder = { column: match[1], direction: match[2].toLowerCase() as 'asc' | 'desc' };
   }
   const perPage = config.perPage ?? DEFAULTS.perPage;
   const maxPerPage = config.maxPerPage ?? DEFAULTS.maxPerPage;
   if (!Number.isInteger(perPage) || perPage < 1) fail('perPage must be a positive integer');
-  if (!Number.isInteger(maxPerPage) || maxPerPage < perPage) fail('maxPerPage must be an integer of at least perPage');
+  if (!Number.isInteger(maxPerPage) || maxPerPage < perPage)
+    fail('maxPerPage must be an integer of at least perPage');
 
   const hidden = new Set(config.hidden ?? DEFAULTS.hidden);
   const known = new Set([
@@ -111,13 +133,16 @@ export function defineResource(config: ResourceConfig): Resource {
   for (const root of [...projectionRoots(indexFields), ...projectionRoots(showFields)]) {
     if (!known.has(root)) fail(`a projection names "${root}", which the record does not carry`);
   }
-  const transformers = new Map<string, Transformer>(Object.entries(config.transformers ?? DEFAULTS.transformers));
+  const transformers = new Map<string, Transformer>(
+    Object.entries(config.transformers ?? DEFAULTS.transformers),
+  );
   const keyCast = entity.casts[primaryKey];
 
   return Object.freeze({
     entity,
     primaryKey,
-    keyIsInteger: keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),
+    keyIsInteger:
+      keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),
     searchable,
     sortable,
     belongsTo,

@@ -37,7 +37,10 @@ export interface ResourceConfig {
   readonly details?: readonly string[];
   readonly transformers?: Readonly<Record<string, Transformer>>;
   /** Optional authorization check: false answers 403 before the action runs. */
-  readonly authorize?: (action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>;
+  readonly authorize?: (
+    action: Action,
+    request: AuthorizationRequest,
+  ) => boolean | Promise<boolean>;
 }
 
 export const DEFAULTS = Object.freeze({

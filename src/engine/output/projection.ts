@@ -27,7 +27,8 @@ function picksOf(entries: readonly ProjectionEntry[]): Pick[] {
       const path = entry.split('.');
       picks.push({ key: path.join('_'), path });
     } else {
-      for (const [alias, path] of Object.entries(entry)) picks.push({ key: alias, path: path.split('.') });
+      for (const [alias, path] of Object.entries(entry))
+        picks.push({ key: alias, path: path.split('.') });
     }
   }
   return picks;

@@ -3,12 +3,13 @@
 // one JSON column each where the engine can, see DialectAdapter.childRows) and the count
 // sub-queries in one statement, then one batched statement per relation read apart, then the
 // full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
-import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { sql, type SelectQueryBuilder } from 'kysely';
+
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from '../../database/db.js';
-import { param, runCached, statementSite, type KeyPart } from '../../database/query-cache.js';
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
+import { type KeyPart, param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
-import type { Entity, Row } from '../../model/entity.js';
+import type { BelongsTo, Entity, HasMany, Row } from '../../model/entity.js';
 import {
   belongsToColumns,
   belongsToReader,
@@ -19,9 +20,8 @@ import {
   loadBelongsTo,
   loadHasMany,
 } from '../../model/relations/eager-load.js';
-import type { BelongsTo, HasMany } from '../../model/entity.js';
+import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
 
 // A literal: SQLite re-prepares a statement whose LIMIT is a bound parameter at every execution.
 const ONE = sql.lit(1);
@@ -65,9 +65,13 @@ function layoutOf(connections: Connections, resource: Resource, adapter: Dialect
     const embedded = new Set<HasMany>();
     for (const [, relation] of resource.hasMany) {
       const target = relation.target();
-      if (adapter.childRows && sameDatabase(target.storage) && target.table !== entity.table) embedded.add(relation);
+      if (adapter.childRows && sameDatabase(target.storage) && target.table !== entity.table)
+        embedded.add(relation);
     }
-    const scoped = [entity, ...[...joined, ...embedded, ...resource.counts.map(([, r]) => r)].map((r) => r.target())];
+    const scoped = [
+      entity,
+      ...[...joined, ...embedded, ...resource.counts.map(([, r]) => r)].map((r) => r.target()),
+    ];
     cases.set(key, (layout = { joined, embedded, scoped }));
   }
   return layout;
@@ -89,7 +93,12 @@ function loadedCount(resource: Resource, relation: HasMany): boolean {
  * What the SQL of `selectRecords` is built from, for a statement key: the resource, its layout
  * (both by identity) and the scope ids its conditions write in.
  */
-export function recordsKey(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter): KeyPart[] {
+export function recordsKey(
+  connections: Connections,
+  resource: Resource,
+  scope: Scope,
+  adapter: DialectAdapter,
+): KeyPart[] {
   const layout = layoutOf(connections, resource, adapter);
   return [resource, layout, scopeKey(layout.scoped, scope)];
 }
@@ -101,10 +110,17 @@ const STORED_ROW = statementSite('stored row for a write');
  * `select <columns>, <joined belongs-to columns>, <embedded has-many columns>, <counts> from
  * <table> left join ... where <scope>`: callers add conditions, order and limits.
  */
-export function selectRecords(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter): Select {
+export function selectRecords(
+  connections: Connections,
+  resource: Resource,
+  scope: Scope,
+  adapter: DialectAdapter,
+): Select {
   const { entity } = resource;
   const db = connections[entity.storage];
-  let query = db.selectFrom(entity.table).select(entity.columns.map((c) => `${entity.table}.${c}`)) as Select;
+  let query = db
+    .selectFrom(entity.table)
+    .select(entity.columns.map((c) => `${entity.table}.${c}`)) as Select;
   const { joined, embedded } = layoutOf(connections, resource, adapter);
   for (const [name, relation] of resource.belongsTo) {
     if (!joined.has(relation)) continue;
@@ -115,11 +131,17 @@ export function selectRecords(connections: Connections, resource: Resource, scop
     ];
     query = query
       .leftJoin(target.table, (join) => join.on(sql<boolean>`${sql.join(on, sql` and `)}`))
-      .select(belongsToColumns(relation).map((c) => sql.ref(`${target.table}.${c}`).as(joinedColumn(name, c)))) as Select;
+      .select(
+        belongsToColumns(relation).map((c) =>
+          sql.ref(`${target.table}.${c}`).as(joinedColumn(name, c)),
+        ),
+      ) as Select;
   }
   for (const [name, relation] of resource.hasMany) {
     if (embedded.has(relation) && adapter.childRows) {
-      query = query.select(embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)));
+      query = query.select(
+        embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)),
+      );
     }
   }
   for (const [name, relation] of resource.counts) {
@@ -130,18 +152,46 @@ export function selectRecords(connections: Connections, resource: Resource, scop
 }
 
 /** Stored rows (from `selectRecords`) -> full records with relations and appends, hidden fields removed. */
-export async function assembleRecords(connections: Connections, resource: Resource, scope: Scope, adapter: DialectAdapter, rows: Row[]): Promise<Row[]> {
+export async function assembleRecords(
+  connections: Connections,
+  resource: Resource,
+  scope: Scope,
+  adapter: DialectAdapter,
+  rows: Row[],
+): Promise<Row[]> {
   if (rows.length === 0) return [];
   const { entity } = resource;
   const { joined, embedded } = layoutOf(connections, resource, adapter);
   const [belongs, batched] = await Promise.all([
-    Promise.all(resource.belongsTo.map(([, r]) => (joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope)))),
-    Promise.all(resource.hasMany.map(([, r]) => (embedded.has(r) ? null : loadHasMany(connections, r, rows.map((row) => row[r.localKey]), scope)))),
+    Promise.all(
+      resource.belongsTo.map(([, r]) =>
+        joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope),
+      ),
+    ),
+    Promise.all(
+      resource.hasMany.map(([, r]) =>
+        embedded.has(r)
+          ? null
+          : loadHasMany(
+              connections,
+              r,
+              rows.map((row) => row[r.localKey]),
+              scope,
+            ),
+      ),
+    ),
   ]);
-  const joinedReaders = resource.belongsTo.map(([name, r]) => (joined.has(r) ? belongsToReader(r, joinedColumn(name, '')) : null));
-  const embeddedReaders = resource.hasMany.map(([, r]) => (embedded.has(r) ? embeddedRowsReader(r) : null));
+  const joinedReaders = resource.belongsTo.map(([name, r]) =>
+    joined.has(r) ? belongsToReader(r, joinedColumn(name, '')) : null,
+  );
+  const embeddedReaders = resource.hasMany.map(([, r]) =>
+    embedded.has(r) ? embeddedRowsReader(r) : null,
+  );
   // A count of a loaded relation is its list's length: the field the list is under.
-  const counts = resource.counts.map(([name, relation]) => [`${name}_count`, resource.hasMany.find(([, r]) => r === relation)?.[0] ?? null] as const);
+  const counts = resource.counts.map(
+    ([name, relation]) =>
+      [`${name}_count`, resource.hasMany.find(([, r]) => r === relation)?.[0] ?? null] as const,
+  );
   return rows.map((row) => {
     const record = entity.serialize(row);
     for (const [name, fn] of resource.appends) record[name] = fn(record);
@@ -151,9 +201,12 @@ export async function assembleRecords(connections: Connections, resource: Resour
     });
     resource.hasMany.forEach(([name, relation], i) => {
       const read = embeddedReaders[i];
-      record[name] = read ? read(row[embeddedColumn(name)]) : (batched[i]?.get(String(row[relation.localKey])) ?? []);
+      record[name] = read
+        ? read(row[embeddedColumn(name)])
+        : (batched[i]?.get(String(row[relation.localKey])) ?? []);
     });
-    for (const [field, list] of counts) record[field] = list === null ? Number(row[field] ?? 0) : (record[list] as Row[]).length;
+    for (const [field, list] of counts)
+      record[field] = list === null ? Number(row[field] ?? 0) : (record[list] as Row[]).length;
     for (const key of resource.hidden) delete record[key];
     return record;
   });
@@ -173,7 +226,10 @@ export async function findRecord(
   const rows = await runCached(
     db,
     [RECORD, ...recordsKey(connections, resource, scope, adapter), column],
-    () => selectRecords(connections, resource, scope, adapter).where(`${entity.table}.${column}`, '=', param('id')).limit(ONE),
+    () =>
+      selectRecords(connections, resource, scope, adapter)
+        .where(`${entity.table}.${column}`, '=', param('id'))
+        .limit(ONE),
     { id },
   );
   const [record] = await assembleRecords(connections, resource, scope, adapter, rows);
@@ -181,7 +237,11 @@ export async function findRecord(
 }
 
 /** The has-many relations the record's own select carries (DialectAdapter.childRows). */
-export function embeddedRelations(connections: Connections, resource: Resource, adapter: DialectAdapter): ReadonlySet<HasMany> {
+export function embeddedRelations(
+  connections: Connections,
+  resource: Resource,
+  adapter: DialectAdapter,
+): ReadonlySet<HasMany> {
   return layoutOf(connections, resource, adapter).embedded;
 }
 
@@ -201,14 +261,26 @@ export async function findStoredRow(
   const { entity } = resource;
   const [row] = await runCached(
     db,
-    [STORED_ROW, resource, scopeKey([entity, ...details.map(([, relation]) => relation.target())], scope), ...details.flat()],
+    [
+      STORED_ROW,
+      resource,
+      scopeKey([entity, ...details.map(([, relation]) => relation.target())], scope),
+      ...details.flat(),
+    ],
     () => {
-      let query = scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(entity.columns)) as Select;
+      let query = scopeConditions(entity, scope).where.reduce(
+        (q, w) => q.where(w),
+        db.selectFrom(entity.table).select(entity.columns),
+      ) as Select;
       for (const [name, relation] of details) {
         if (!adapter.childRows) break;
-        query = query.select(embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)));
+        query = query.select(
+          embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)),
+        );
       }
-      return adapter.lockForUpdate(query.where(`${entity.table}.${resource.primaryKey}`, '=', param('id')).limit(ONE));
+      return adapter.lockForUpdate(
+        query.where(`${entity.table}.${resource.primaryKey}`, '=', param('id')).limit(ONE),
+      );
     },
     { id },
   );

@@ -1,13 +1,24 @@
 // filters (SPEC.md 4.2, DESIGN.md 3.5): `{column: {operator: operand}}`, as a JSON string or as
 // `filters[col][op]=v`. Columns outside searchable are ignored; an unknown operator or a malformed
 // value is a 422 naming the field. Operands are always bound parameters, never query text.
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { type Expression, type SqlBool, sql } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { param } from '../../database/query-cache.js';
-import { errors, type ErrorBag } from '../../errors.js';
+import { type ErrorBag, errors } from '../../errors.js';
 import type { Input } from './input.js';
 
-export type Operator = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'like' | 'not like' | 'in' | 'not in' | 'null';
+export type Operator =
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'like'
+  | 'not like'
+  | 'in'
+  | 'not in'
+  | 'null';
 type Scalar = string | number;
 
 export type Filter =
@@ -43,16 +54,20 @@ function parseOne(column: string, op: string, operand: unknown): Filter | string
     // SQL and is refused, as Laravel refuses it ("Illegal operator and value combination").
     if (operand === null && (op === '=' || op === '!=')) return { column, op, operand: null };
     const value = scalar(operand);
-    return value === undefined ? `The ${field} value for "${op}" must be a string or a number.` : { column, op: op as '<', operand: value };
+    return value === undefined
+      ? `The ${field} value for "${op}" must be a string or a number.`
+      : { column, op: op as '<', operand: value };
   }
   if (op === 'like' || op === 'not like') {
     const value = scalar(operand);
     if (value === undefined) return `The ${field} value for "${op}" must be a string.`;
     const pattern = String(value);
-    if (pattern.length > MAX_PATTERN_LENGTH) return `The ${field} value for "${op}" must not be greater than ${MAX_PATTERN_LENGTH} characters.`;
+    if (pattern.length > MAX_PATTERN_LENGTH)
+      return `The ${field} value for "${op}" must not be greater than ${MAX_PATTERN_LENGTH} characters.`;
     // SQLite's LIKE ends a pattern at a NUL character ('%\0x' would match everything) and
     // PostgreSQL refuses one: refused on every engine alike.
-    if (pattern.includes('\u0000')) return `The ${field} value for "${op}" must not contain a NUL character.`;
+    if (pattern.includes('\u0000'))
+      return `The ${field} value for "${op}" must not contain a NUL character.`;
     return { column, op, operand: pattern };
   }
   if (op === 'in' || op === 'not in') {
@@ -60,12 +75,15 @@ function parseOne(column: string, op: string, operand: unknown): Filter | string
       return `The ${field} value for "${op}" must be an array of at most ${MAX_IN_ITEMS} values.`;
     }
     const values = operand.map(scalar);
-    if (values.some((v) => v === undefined)) return `The ${field} value for "${op}" must hold only strings and numbers.`;
+    if (values.some((v) => v === undefined))
+      return `The ${field} value for "${op}" must hold only strings and numbers.`;
     return { column, op, operand: values as Scalar[] };
   }
   if (op === 'null') {
     const value = flag(operand);
-    return value === undefined ? `The ${field} value for "null" must be true or false.` : { column, op, operand: value };
+    return value === undefined
+      ? `The ${field} value for "null" must be true or false.`
+      : { column, op, operand: value };
   }
   return `The ${field} operator "${op}" is not supported.`;
 }
@@ -80,19 +98,26 @@ function filtersObject(raw: unknown): Record<string, unknown> | null {
       return null;
     }
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 export function parseFilters(input: Input, searchable: ReadonlySet<string>): Filter[] {
   if (input.filters === undefined || input.filters === null) return [];
   const object = filtersObject(input.filters);
-  if (!object) throw errors.validation({ filters: ['The filters field must be a JSON object of column to {operator: operand}.'] });
+  if (!object)
+    throw errors.validation({
+      filters: ['The filters field must be a JSON object of column to {operator: operand}.'],
+    });
   const filters: Filter[] = [];
   const bag: ErrorBag = {};
   for (const [column, conditions] of Object.entries(object)) {
     if (!searchable.has(column)) continue; // SPEC.md 4.2 rule 1: silently ignored
     if (conditions === null || typeof conditions !== 'object' || Array.isArray(conditions)) {
-      bag[`filters.${column}`] = [`The filters.${column} field must be an object of operator to operand.`];
+      bag[`filters.${column}`] = [
+        `The filters.${column} field must be an object of operator to operand.`,
+      ];
       continue;
     }
     for (const [op, operand] of Object.entries(conditions as Record<string, unknown>)) {
@@ -106,7 +131,8 @@ export function parseFilters(input: Input, searchable: ReadonlySet<string>): Fil
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;
-const isUnicodePattern = (f: Filter) => (f.op === 'like' || f.op === 'not like') && NON_ASCII.test(f.operand);
+const isUnicodePattern = (f: Filter) =>
+  (f.op === 'like' || f.op === 'not like') && NON_ASCII.test(f.operand);
 
 /** The SQL shape of the filters (columns, operators, list lengths), for the compiled-query cache. */
 export function filtersShape(filters: readonly Filter[]): string {
@@ -134,14 +160,18 @@ export function filterValues(filters: readonly Filter[]): Record<string, unknown
       f.operand.forEach((v, j) => {
         values[`f${i}_${j}`] = v;
       });
-    }
-    else if (f.op !== 'null' && f.operand !== null) values[`f${i}`] = f.operand;
+    } else if (f.op !== 'null' && f.operand !== null) values[`f${i}`] = f.operand;
   });
   return values;
 }
 
 /** Filter number `index` as a where-expression on `table.column`, its operands as placeholders. */
-export function filterExpression(table: string, filter: Filter, index: number, adapter: DialectAdapter): Expression<SqlBool> {
+export function filterExpression(
+  table: string,
+  filter: Filter,
+  index: number,
+  adapter: DialectAdapter,
+): Expression<SqlBool> {
   const column = `${table}.${filter.column}`;
   const ref = sql.ref(column);
   const value = param(`f${index}`);
@@ -152,16 +182,23 @@ export function filterExpression(table: string, filter: Filter, index: number, a
       return adapter.likeInsensitive(column, value, true, isUnicodePattern(filter));
     case 'in':
     case 'not in': {
-      if (filter.operand.length === 0) return filter.op === 'in' ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
+      if (filter.operand.length === 0)
+        return filter.op === 'in' ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
       const list = sql.join(filter.operand.map((_, j) => param(`f${index}_${j}`)));
-      return filter.op === 'in' ? sql<boolean>`${ref} in (${list})` : sql<boolean>`${ref} not in (${list})`;
+      return filter.op === 'in'
+        ? sql<boolean>`${ref} in (${list})`
+        : sql<boolean>`${ref} not in (${list})`;
     }
     case 'null':
       return filter.operand ? sql<boolean>`${ref} is null` : sql<boolean>`${ref} is not null`;
     case '=':
-      return filter.operand === null ? sql<boolean>`${ref} is null` : sql<boolean>`${ref} = ${value}`;
+      return filter.operand === null
+        ? sql<boolean>`${ref} is null`
+        : sql<boolean>`${ref} = ${value}`;
     case '!=':
-      return filter.operand === null ? sql<boolean>`${ref} is not null` : sql<boolean>`${ref} <> ${value}`;
+      return filter.operand === null
+        ? sql<boolean>`${ref} is not null`
+        : sql<boolean>`${ref} <> ${value}`;
     default:
       // The operator comes from the whitelist above, never from the request as text.
       return sql<boolean>`${ref} ${sql.raw(filter.op)} ${value}`;

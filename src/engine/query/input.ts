@@ -2,7 +2,9 @@
 export type Input = Record<string, unknown>;
 
 export function asInput(value: unknown): Input {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Input) : {};
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Input)
+    : {};
 }
 
 export function mergeInputs(query: unknown, body: unknown): Input {

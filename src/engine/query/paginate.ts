@@ -21,6 +21,7 @@ function integerOf(value: unknown): number | null {
 export function parsePage(input: Input, perPageDefault: number, maxPerPage: number): Page {
   const page = Math.min(Math.max(integerOf(input.page) ?? 1, 1), MAX_PAGE);
   const requested = integerOf(input.per_page);
-  const perPage = requested !== null && requested >= 1 ? Math.min(requested, maxPerPage) : perPageDefault;
+  const perPage =
+    requested !== null && requested >= 1 ? Math.min(requested, maxPerPage) : perPageDefault;
   return { page, perPage, offset: (page - 1) * perPage };
 }

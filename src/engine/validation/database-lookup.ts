@@ -3,10 +3,16 @@
 // where that entity is stored, by its own primary key and within the caller's scope (a unit- or
 // tenant-bound row of another unit or tenant neither exists for this caller nor takes a value
 // from it); any other table is a system table, keyed by `id`.
+
+import {
+  paramList,
+  paramListValues,
+  runCached,
+  statementSite,
+} from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import { entityForTable } from '../../model/entity.js';
-import { NO_SCOPE, scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
-import { paramList, paramListValues, runCached, statementSite } from '../../database/query-cache.js';
+import { NO_SCOPE, type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Lookup } from './validator.js';
 
 const EXISTS = statementSite('exists lookup');
@@ -15,13 +21,21 @@ const TAKEN = statementSite('unique lookup');
 /** Integer-looking strings are compared as numbers so '5' finds 5 on every engine. */
 function bindable(values: unknown[]): Array<string | number> {
   return values
-    .filter((v): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+    .filter(
+      (v): v is string | number =>
+        typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)),
+    )
     .map((v) => (typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v));
 }
 
 export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE): Lookup {
   /** `select <columns> from <table> where <column> in (<values>)` and the scope's conditions. */
-  const lookup = (site: typeof EXISTS, table: string, column: string, keys: Array<string | number>) => {
+  const lookup = (
+    site: typeof EXISTS,
+    table: string,
+    column: string,
+    keys: Array<string | number>,
+  ) => {
     const entity = entityForTable(table);
     const db = connections[entity?.storage ?? 'system'];
     const key = entity?.primaryKey ?? 'id';
@@ -29,8 +43,13 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
       db,
       [site, table, column, key, keys.length, entity ? scopeKey(entity, scope) : ''],
       () => {
-        const query = db.selectFrom(table).select([...new Set([key, column])]).where(column, 'in', paramList('v', keys.length));
-        return entity ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query) : query;
+        const query = db
+          .selectFrom(table)
+          .select([...new Set([key, column])])
+          .where(column, 'in', paramList('v', keys.length));
+        return entity
+          ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query)
+          : query;
       },
       paramListValues('v', keys),
     ).then((rows) => rows.map((row) => ({ value: String(row[column]), key: String(row[key]) })));
@@ -45,7 +64,8 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
       const keys = bindable(values);
       const holders = new Map<string, string[]>();
       if (keys.length === 0) return holders;
-      for (const { value, key } of await lookup(TAKEN, table, column, keys)) holders.set(value, [...(holders.get(value) ?? []), key]);
+      for (const { value, key } of await lookup(TAKEN, table, column, keys))
+        holders.set(value, [...(holders.get(value) ?? []), key]);
       return holders;
     },
   };

@@ -1,10 +1,11 @@
 // Validates a master record and all its detail rows in one pass. Pure checks run
 // first; exists/unique values are then gathered across every unit so the database
 // sees one query per table/column instead of one per row.
-import { attributeName } from '../../support/attribute-name.js';
-import { messageFor, requiredMessage, type SizeType } from './messages.js';
+
 import type { ErrorBag } from '../../errors.js';
 import type { DbRule, FieldRules, ParsedRuleSet, PureRule } from '../../model/rules.js';
+import { attributeName } from '../../support/attribute-name.js';
+import { messageFor, requiredMessage, type SizeType } from './messages.js';
 
 export type { ParsedRuleSet, RuleSet } from '../../model/rules.js';
 export { parseRules } from '../../model/rules.js';
@@ -57,7 +58,8 @@ export async function validateAll(units: ValidationUnit[], lookup: Lookup): Prom
       const result = checkField(unit, field);
       results.push(result);
       for (const slot of result.slots) {
-        if (typeof slot !== 'string') collect(slot.rule.name === 'exists' ? existsGroups : uniqueGroups, slot);
+        if (typeof slot !== 'string')
+          collect(slot.rule.name === 'exists' ? existsGroups : uniqueGroups, slot);
       }
     }
   }
@@ -79,7 +81,12 @@ export async function validateAll(units: ValidationUnit[], lookup: Lookup): Prom
   const bag: ErrorBag = {};
   for (const { key, slots } of results) {
     for (const slot of slots) {
-      const message = typeof slot === 'string' ? slot : fails(slot) ? messageFor(slot.rule, attributeName(slot.field.field, slot.prefix), slot.size) : null;
+      const message =
+        typeof slot === 'string'
+          ? slot
+          : fails(slot)
+            ? messageFor(slot.rule, attributeName(slot.field.field, slot.prefix), slot.size)
+            : null;
       if (message !== null) (bag[key] ??= []).push(message);
     }
   }
@@ -93,7 +100,8 @@ function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
 
   if (field.sometimes && !Object.hasOwn(unit.data, field.field)) return { key, slots: NO_SLOTS };
   // Bail on required: the other rules have nothing meaningful to say about an empty value.
-  if (field.required && isEmpty(value)) return { key, slots: [requiredMessage(attributeName(field.field, prefix))] };
+  if (field.required && isEmpty(value))
+    return { key, slots: [requiredMessage(attributeName(field.field, prefix))] };
   // Laravel only runs implicit rules (required) on absent, null or blank values.
   if (isBlank(value)) return { key, slots: NO_SLOTS };
 
@@ -106,7 +114,8 @@ function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
       const values = rule.name === 'exists' && Array.isArray(value) ? value : [value];
       if (values.every(isScalar)) (pending ??= []).push({ rule, values, field, prefix, size });
       // An object can never match a column value; for unique the type rules report it.
-      else if (rule.name === 'exists') (failed ??= []).push(messageFor(rule, attributeName(field.field, prefix), size));
+      else if (rule.name === 'exists')
+        (failed ??= []).push(messageFor(rule, attributeName(field.field, prefix), size));
     } else if (!passes(rule, value, field)) {
       (failed ??= []).push(messageFor(rule, attributeName(field.field, prefix), size));
     }
@@ -117,14 +126,18 @@ function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
 
 function collect(groups: Map<string, Group>, { rule, values }: Pending): void {
   let g = groups.get(rule.lookup);
-  if (g === undefined) groups.set(rule.lookup, (g = { table: rule.table, column: rule.column, values: new Map() }));
+  if (g === undefined)
+    groups.set(rule.lookup, (g = { table: rule.table, column: rule.column, values: new Map() }));
   for (const v of values) {
     const text = String(v);
     if (!g.values.has(text)) g.values.set(text, v);
   }
 }
 
-async function ask<T>(groups: Map<string, Group>, query: (g: Group) => Promise<T>): Promise<Map<string, T>> {
+async function ask<T>(
+  groups: Map<string, Group>,
+  query: (g: Group) => Promise<T>,
+): Promise<Map<string, T>> {
   // A group with no values (exists on an empty array) needs no query.
   const asked = [...groups].filter(([, g]) => g.values.size > 0);
   if (asked.length === 0) return new Map();
@@ -146,7 +159,9 @@ function passes(rule: PureRule, value: unknown, field: FieldRules): boolean {
     case 'string':
       return typeof value === 'string';
     case 'integer':
-      return typeof value === 'number' ? Number.isInteger(value) : typeof value === 'string' && INTEGER.test(value);
+      return typeof value === 'number'
+        ? Number.isInteger(value)
+        : typeof value === 'string' && INTEGER.test(value);
     case 'numeric':
       return isNumeric(value);
     case 'boolean':
@@ -176,7 +191,9 @@ function isScalar(value: unknown): value is string | number | boolean | bigint {
 }
 
 function isNumeric(value: unknown): boolean {
-  return typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && NUMERIC.test(value);
+  return typeof value === 'number'
+    ? Number.isFinite(value)
+    : typeof value === 'string' && NUMERIC.test(value);
 }
 
 // A decoded JSON object is a PHP array too, so Laravel's array/min/max/required accept it.

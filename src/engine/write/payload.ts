@@ -1,12 +1,12 @@
 // Reading a write payload (SPEC.md 4.4 rules 1 and 5): master fields the entity may fill, and
 // per detail relation present its rows, each row's id normalised here once (DESIGN.md 3.5).
 // Shapes a column cannot hold are refused here with field errors, so no driver ever sees them.
-import { rowIdOf, storableAs, type CastType } from '../../model/casts.js';
-import type { Entity, Row } from '../../model/entity.js';
-import type { HasMany } from '../../model/entity.js';
-import { errors, type ErrorBag } from '../../errors.js';
-import type { Resource } from '../definition/define-resource.js';
+
+import { type ErrorBag, errors } from '../../errors.js';
+import { type CastType, rowIdOf, storableAs } from '../../model/casts.js';
+import type { Entity, HasMany, Row } from '../../model/entity.js';
 import { attributeName } from '../../support/attribute-name.js';
+import type { Resource } from '../definition/define-resource.js';
 
 /** One row of a detail relation as the payload sent it. */
 export interface PayloadRow {
@@ -49,13 +49,21 @@ function isObject(value: unknown): value is Row {
 }
 
 /** Fillable fields of `source` that the entity can store, type errors under `prefix + field`. */
-function pickFillable(entity: Entity, source: Row, skip: ReadonlySet<string>, prefix: string, bag: ErrorBag): Row {
+function pickFillable(
+  entity: Entity,
+  source: Row,
+  skip: ReadonlySet<string>,
+  prefix: string,
+  bag: ErrorBag,
+): Row {
   const picked: Row = {};
   for (const [field, value] of Object.entries(source)) {
     if (!(entity.fillable.has(field) || field in entity.writeOnly) || skip.has(field)) continue;
     const cast = entity.casts[field];
     if (!storableAs(cast, value)) {
-      bag[prefix + field] = [`The ${attributeName(field, prefix)} field ${TYPE_MESSAGES[cast ?? 'string']}.`];
+      bag[prefix + field] = [
+        `The ${attributeName(field, prefix)} field ${TYPE_MESSAGES[cast ?? 'string']}.`,
+      ];
       continue;
     }
     picked[field] = value;
@@ -67,7 +75,11 @@ export function readPayload(resource: Resource, body: unknown): Payload {
   if (!isObject(body)) throw errors.badRequest('The request body must be a JSON object.');
   const { entity } = resource;
   const bag: ErrorBag = {};
-  const never = new Set([entity.primaryKey, entity.timestamps.createdAt ?? '', entity.timestamps.updatedAt ?? '']);
+  const never = new Set([
+    entity.primaryKey,
+    entity.timestamps.createdAt ?? '',
+    entity.timestamps.updatedAt ?? '',
+  ]);
   const master = pickFillable(entity, body, never, '', bag);
   const details: DetailPayload[] = [];
   for (const [name, relation] of resource.details) {
@@ -83,7 +95,12 @@ export function readPayload(resource: Resource, body: unknown): Payload {
 }
 
 /** A relation's rows; an id is a JSON integer or a canonical decimal string, named at most once. */
-function readRows(name: string, relation: HasMany, values: readonly unknown[], bag: ErrorBag): PayloadRow[] {
+function readRows(
+  name: string,
+  relation: HasMany,
+  values: readonly unknown[],
+  bag: ErrorBag,
+): PayloadRow[] {
   const target = relation.target();
   const pk = target.primaryKey;
   const skip = new Set([relation.foreignKey, pk]);
@@ -101,7 +118,8 @@ function readRows(name: string, relation: HasMany, values: readonly unknown[], b
     let idError: string | null = null;
     if (raw != null && id === null) idError = `The selected ${prefix}${pk} is invalid.`;
     // Two rows naming one stored row would leave which one wins to the order of statements.
-    else if (id !== null && named.has(id)) idError = `The ${prefix}${pk} field has a duplicate value.`;
+    else if (id !== null && named.has(id))
+      idError = `The ${prefix}${pk} field has a duplicate value.`;
     if (id !== null) named.add(id);
     rows.push({ index, id, fields, idError });
   });

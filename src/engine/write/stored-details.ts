@@ -6,9 +6,8 @@
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
-import type { Row } from '../../model/entity.js';
-import type { HasMany } from '../../model/entity.js';
-import { scopeConditions, scopeKey, type Scope } from '../../model/scope.js';
+import type { HasMany, Row } from '../../model/entity.js';
+import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
 import { embeddedRelations, findStoredRow, storedDetailRows } from '../output/records.js';
 import type { DetailPayload } from './payload.js';
@@ -33,8 +32,17 @@ export async function loadStoredRecord(
 ): Promise<StoredRecord | null> {
   const { entity } = resource;
   const embedded = embeddedRelations(connections, resource, adapter);
-  const carried = details.filter(({ relation }) => embedded.has(relation)).map(({ name, relation }) => [name, relation] as const);
-  const row = await findStoredRow(connections[entity.storage], resource, scope, key, adapter, carried);
+  const carried = details
+    .filter(({ relation }) => embedded.has(relation))
+    .map(({ name, relation }) => [name, relation] as const);
+  const row = await findStoredRow(
+    connections[entity.storage],
+    resource,
+    scope,
+    key,
+    adapter,
+    carried,
+  );
   if (!row) return null;
   const existing: Row = {};
   for (const column of entity.columns) existing[column] = row[column];
@@ -42,14 +50,21 @@ export async function loadStoredRecord(
   const stored = new Map<HasMany, Map<number, Row>>();
   for (const { name, relation } of details) {
     const pk = relation.target().primaryKey;
-    const rows = embedded.has(relation) ? storedDetailRows(row, name, relation) : await readStoredRows(connections, relation, scope, masterKey);
+    const rows = embedded.has(relation)
+      ? storedDetailRows(row, name, relation)
+      : await readStoredRows(connections, relation, scope, masterKey);
     stored.set(relation, new Map(rows.map((detail) => [Number(detail[pk]), detail])));
   }
   return { existing, stored };
 }
 
 /** A relation's stored rows by a statement of their own. */
-function readStoredRows(connections: Connections, relation: HasMany, scope: Scope, masterKey: unknown): Promise<Row[]> {
+function readStoredRows(
+  connections: Connections,
+  relation: HasMany,
+  scope: Scope,
+  masterKey: unknown,
+): Promise<Row[]> {
   const target = relation.target();
   const db = connections[target.storage];
   return runCached<Row>(
@@ -58,7 +73,10 @@ function readStoredRows(connections: Connections, relation: HasMany, scope: Scop
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),
-        db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, '=', param('key')),
+        db
+          .selectFrom(target.table)
+          .select(target.columns)
+          .where(relation.foreignKey, '=', param('key')),
       ),
     { key: masterKey },
   );

@@ -1,14 +1,15 @@
 // SPEC.md 4.4 rules 2 and 3: the master and every detail row of the plan are validated before
 // anything is saved, each with its entity's rules (a detail row with its own id), lookups batched
 // and kept to the caller's scope. Errors in order: wrong shapes, rules, refused row ids.
+
+import { type ErrorBag, errors } from '../../errors.js';
 import type { Connections } from '../../model/connections.js';
-import type { ParsedRuleSet } from '../../model/rules.js';
 import type { Row } from '../../model/entity.js';
+import type { ParsedRuleSet } from '../../model/rules.js';
 import type { Scope } from '../../model/scope.js';
-import { errors, type ErrorBag } from '../../errors.js';
 import type { Resource } from '../definition/define-resource.js';
 import { databaseLookup } from '../validation/database-lookup.js';
-import { validateAll, type ValidationUnit } from '../validation/validator.js';
+import { type ValidationUnit, validateAll } from '../validation/validator.js';
 import type { WritePlan } from './write-plan.js';
 
 export async function validateWrite(
@@ -21,7 +22,8 @@ export async function validateWrite(
 ): Promise<void> {
   const { entity } = resource;
   const units: ValidationUnit[] = [];
-  if (entity.rules) units.push({ data: { ...(existing ?? {}), ...plan.master }, rules: entity.rules(masterId) });
+  if (entity.rules)
+    units.push({ data: { ...(existing ?? {}), ...plan.master }, rules: entity.rules(masterId) });
   for (const { name, relation, target, rows } of plan.details) {
     if (!target.rules) continue;
     const ruleSets = new Map<number | null, ParsedRuleSet>();
@@ -32,16 +34,22 @@ export async function validateWrite(
         rules = target.rules(row.id).filter((f) => f.field !== relation.foreignKey);
         ruleSets.set(row.id, rules);
       }
-      units.push({ data: { ...(row.stored ?? {}), ...row.fields }, rules, prefix: `${name}.${row.index}.` });
+      units.push({
+        data: { ...(row.stored ?? {}), ...row.fields },
+        rules,
+        prefix: `${name}.${row.index}.`,
+      });
     }
   }
-  const checked = units.length > 0 ? await validateAll(units, databaseLookup(connections, scope)) : {};
+  const checked =
+    units.length > 0 ? await validateAll(units, databaseLookup(connections, scope)) : {};
   const bag: ErrorBag = { ...plan.errors };
   for (const [key, messages] of Object.entries(checked)) {
     if (!(key in plan.errors)) bag[key] = messages;
   }
   for (const { name, target, rows } of plan.details) {
-    for (const row of rows) if (row.refusal !== null) bag[`${name}.${row.index}.${target.primaryKey}`] = [row.refusal];
+    for (const row of rows)
+      if (row.refusal !== null) bag[`${name}.${row.index}.${target.primaryKey}`] = [row.refusal];
   }
   if (Object.keys(bag).length > 0) throw errors.validation(bag);
 }

@@ -3,9 +3,8 @@
 // row the payload names, the values it stores, and whether it is inserted or updated; and which
 // stored rows are deleted. Validation and synchronisation both read the plan, nothing else.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import type { Entity, Row } from '../../model/entity.js';
-import type { HasMany } from '../../model/entity.js';
 import type { ErrorBag } from '../../errors.js';
+import type { Entity, HasMany, Row } from '../../model/entity.js';
 import type { Payload, PayloadRow } from './payload.js';
 import { storedValues } from './stored-values.js';
 
@@ -44,7 +43,11 @@ export interface WritePlan {
 
 const NONE: ReadonlyMap<number, Row> = new Map();
 
-export function planWrite(payload: Payload, stored: StoredDetails, adapter: DialectAdapter): WritePlan {
+export function planWrite(
+  payload: Payload,
+  stored: StoredDetails,
+  adapter: DialectAdapter,
+): WritePlan {
   const details = payload.details.map(({ name, relation, rows }): DetailPlan => {
     const target = relation.target();
     const storedRows = stored.get(relation) ?? NONE;
@@ -54,7 +57,14 @@ export function planWrite(payload: Payload, stored: StoredDetails, adapter: Dial
       if (row.id === null) return plannedRow(row, null, 'insert', values, null);
       const before = storedRows.get(row.id);
       // Another master's row, or no row: DESIGN.md 3.5.
-      if (before === undefined) return plannedRow(row, null, 'refused', null, `The selected ${name}.${row.index}.${target.primaryKey} is invalid.`);
+      if (before === undefined)
+        return plannedRow(
+          row,
+          null,
+          'refused',
+          null,
+          `The selected ${name}.${row.index}.${target.primaryKey} is invalid.`,
+        );
       return plannedRow(row, before, 'update', changed(before, values), null);
     });
     const named = new Set(rows.map((row) => row.id));
@@ -65,15 +75,31 @@ export function planWrite(payload: Payload, stored: StoredDetails, adapter: Dial
 }
 
 /** One literal for every planned row: a single object shape on the write path's hot loop. */
-function plannedRow(row: PayloadRow, stored: Row | null, op: PlannedRow['op'], changes: Row | null, refusal: string | null): PlannedRow {
-  return { index: row.index, id: row.id, fields: row.fields, idError: row.idError, stored, op, changes, refusal };
+function plannedRow(
+  row: PayloadRow,
+  stored: Row | null,
+  op: PlannedRow['op'],
+  changes: Row | null,
+  refusal: string | null,
+): PlannedRow {
+  return {
+    index: row.index,
+    id: row.id,
+    fields: row.fields,
+    idError: row.idError,
+    stored,
+    op,
+    changes,
+    refusal,
+  };
 }
 
 /** The values that differ from the stored row's, or null when none does. */
 function changed(before: Row, values: Row): Row | null {
   let changes: Row | null = null;
   for (const field in values) {
-    if (String(before[field] ?? null) !== String(values[field] ?? null)) (changes ??= {})[field] = values[field];
+    if (String(before[field] ?? null) !== String(values[field] ?? null))
+      (changes ??= {})[field] = values[field];
   }
   return changes;
 }

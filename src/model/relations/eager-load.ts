@@ -2,15 +2,19 @@
 // page of parents, never one per row, or, where the engine can (DialectAdapter.childRows), the
 // children of each parent as one JSON column of the parent select; counts are correlated
 // sub-queries of the parent select.
-import { sql, type RawBuilder } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { paramList, paramListValues, runCached, statementSite } from '../../database/query-cache.js';
-import type { Connections } from '../connections.js';
-import { readCasts } from '../casts.js';
-import type { Row } from '../entity.js';
+import {
+  paramList,
+  paramListValues,
+  runCached,
+  statementSite,
+} from '../../database/query-cache.js';
 import { compileObjectLiteral } from '../../support/object-literal.js';
-import { scopeConditions, scopeKey, type Scope } from '../scope.js';
-import type { BelongsTo, HasMany } from '../entity.js';
+import { readCasts } from '../casts.js';
+import type { Connections } from '../connections.js';
+import type { BelongsTo, HasMany, Row } from '../entity.js';
+import { type Scope, scopeConditions, scopeKey } from '../scope.js';
 
 const BELONGS_TO_ROWS = statementSite('belongs-to rows');
 const HAS_MANY_ROWS = statementSite('has-many rows');
@@ -25,7 +29,12 @@ function distinctKeys(values: unknown[]): Array<string | number> {
 }
 
 /** Target records by owner key (as string), serialised by the target entity. */
-export async function loadBelongsTo(connections: Connections, relation: BelongsTo, parents: Row[], scope: Scope): Promise<Map<string, Row>> {
+export async function loadBelongsTo(
+  connections: Connections,
+  relation: BelongsTo,
+  parents: Row[],
+  scope: Scope,
+): Promise<Map<string, Row>> {
   const target = relation.target();
   const keys = distinctKeys(parents.map((p) => p[relation.foreignKey]));
   const found = new Map<string, Row>();
@@ -37,7 +46,10 @@ export async function loadBelongsTo(connections: Connections, relation: BelongsT
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),
-        db.selectFrom(target.table).select(belongsToColumns(relation)).where(relation.ownerKey, 'in', paramList('k', keys.length)),
+        db
+          .selectFrom(target.table)
+          .select(belongsToColumns(relation))
+          .where(relation.ownerKey, 'in', paramList('k', keys.length)),
       ),
     paramListValues('k', keys),
   );
@@ -97,7 +109,12 @@ export function belongsToReader(relation: BelongsTo, prefix: string): BelongsToR
 }
 
 /** Child records grouped by the parent key (as string), in primary key order. */
-export async function loadHasMany(connections: Connections, relation: HasMany, parentKeys: unknown[], scope: Scope): Promise<Map<string, Row[]>> {
+export async function loadHasMany(
+  connections: Connections,
+  relation: HasMany,
+  parentKeys: unknown[],
+  scope: Scope,
+): Promise<Map<string, Row[]>> {
   const target = relation.target();
   const keys = distinctKeys(parentKeys);
   const grouped = new Map<string, Row[]>();
@@ -107,8 +124,14 @@ export async function loadHasMany(connections: Connections, relation: HasMany, p
     db,
     [HAS_MANY_ROWS, relation, keys.length, scopeKey(target, scope)],
     () =>
-      scopeConditions(target, scope).where
-        .reduce((q, w) => q.where(w), db.selectFrom(target.table).select(target.columns).where(relation.foreignKey, 'in', paramList('k', keys.length)))
+      scopeConditions(target, scope)
+        .where.reduce(
+          (q, w) => q.where(w),
+          db
+            .selectFrom(target.table)
+            .select(target.columns)
+            .where(relation.foreignKey, 'in', paramList('k', keys.length)),
+        )
         // Parent by parent as the index on the foreign key gives them, each parent's rows in key order.
         .orderBy(relation.foreignKey)
         .orderBy(target.primaryKey),
@@ -133,9 +156,19 @@ function childConditions(relation: HasMany, parentTable: string, scope: Scope) {
 }
 
 /** A has-many relation's rows within the caller's scope as one column of the parent select (DialectAdapter.childRows). */
-export function embeddedRows(relation: HasMany, parentTable: string, scope: Scope, childRows: NonNullable<DialectAdapter['childRows']>): RawBuilder<unknown> {
+export function embeddedRows(
+  relation: HasMany,
+  parentTable: string,
+  scope: Scope,
+  childRows: NonNullable<DialectAdapter['childRows']>,
+): RawBuilder<unknown> {
   const target = relation.target();
-  return childRows(target.table, target.columns, childConditions(relation, parentTable, scope), target.primaryKey);
+  return childRows(
+    target.table,
+    target.columns,
+    childConditions(relation, parentTable, scope),
+    target.primaryKey,
+  );
 }
 
 const storedReaders = new WeakMap<HasMany, (json: unknown) => Row[]>();
@@ -145,8 +178,13 @@ export function embeddedStoredRows(relation: HasMany): (json: unknown) => Row[] 
   let read = storedReaders.get(relation);
   if (!read) {
     // A BLOB came as {"blob": <hex>}; no other value of a row is an object.
-    const value = (v: unknown) => (typeof v === 'object' && v !== null ? Buffer.from((v as { blob: string }).blob, 'hex') : v);
-    const row = compileObjectLiteral<unknown[], Row>(relation.target().columns, (i) => `helpers(source[${i}])`, value);
+    const value = (v: unknown) =>
+      typeof v === 'object' && v !== null ? Buffer.from((v as { blob: string }).blob, 'hex') : v;
+    const row = compileObjectLiteral<unknown[], Row>(
+      relation.target().columns,
+      (i) => `helpers(source[${i}])`,
+      value,
+    );
     read = (json) => (JSON.parse(String(json)) as unknown[][]).map(row);
     storedReaders.set(relation, read);
   }
@@ -171,7 +209,11 @@ export function embeddedRowsReader(relation: HasMany): (json: unknown) => Row[] 
  * `(select count(*) from child where child.fk = parent.key)` for a has-many relation; a unit- or
  * tenant-bound child counts only the caller's rows.
  */
-export function countSubquery(relation: HasMany, parentTable: string, scope: Scope): RawBuilder<number> {
+export function countSubquery(
+  relation: HasMany,
+  parentTable: string,
+  scope: Scope,
+): RawBuilder<number> {
   const target = relation.target();
   return sql<number>`(select count(*) from ${sql.table(target.table)} where ${sql.join(childConditions(relation, parentTable, scope), sql` and `)})`;
 }

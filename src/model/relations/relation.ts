@@ -7,7 +7,13 @@ export function belongsTo(
   foreignKey: string,
   options: { ownerKey?: string; columns?: readonly string[] } = {},
 ): BelongsTo {
-  return { kind: 'belongsTo', target, foreignKey, ownerKey: options.ownerKey ?? 'id', columns: options.columns ?? null };
+  return {
+    kind: 'belongsTo',
+    target,
+    foreignKey,
+    ownerKey: options.ownerKey ?? 'id',
+    columns: options.columns ?? null,
+  };
 }
 
 export function hasMany(target: () => Entity, foreignKey: string, localKey = 'id'): HasMany {

@@ -8,8 +8,16 @@ import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 export const ACQUIRE_TIMEOUT = 'POOL_ACQUIRE_TIMEOUT';
 
 const UNAVAILABLE = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
   ACQUIRE_TIMEOUT,
 ]);
 /** MariaDB's "Connection was killed" has no name in mysql2's table of codes, only a number. */
@@ -47,22 +55,40 @@ export const mysqlAdapter: DialectAdapter = {
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;
-    const { code, errno, fatal } = error as Error & { code?: string; errno?: number; fatal?: boolean };
+    const { code, errno, fatal } = error as Error & {
+      code?: string;
+      errno?: number;
+      fatal?: boolean;
+    };
     if (code === 'ER_DUP_ENTRY') {
       // "Duplicate entry 'x' for key 'users_login_unique'" (or 'users.login', 'login').
       const key = /for key '(?:\w+\.)?(\w+)'/.exec(error.message)?.[1] ?? null;
       return { kind: 'unique', column: key?.replace(/^\w+?_(\w+)_unique$/, '$1') ?? null };
     }
-    if (code === 'ER_ROW_IS_REFERENCED_2' || code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_ROW_IS_REFERENCED' || code === 'ER_NO_REFERENCED_ROW') {
+    if (
+      code === 'ER_ROW_IS_REFERENCED_2' ||
+      code === 'ER_NO_REFERENCED_ROW_2' ||
+      code === 'ER_ROW_IS_REFERENCED' ||
+      code === 'ER_NO_REFERENCED_ROW'
+    ) {
       return { kind: 'foreign-key' };
     }
-    if (code === 'ER_DATA_TOO_LONG') return { kind: 'too-long', column: /column '(\w+)'/.exec(error.message)?.[1] ?? null };
+    if (code === 'ER_DATA_TOO_LONG')
+      return { kind: 'too-long', column: /column '(\w+)'/.exec(error.message)?.[1] ?? null };
     if (code === 'ER_BAD_NULL_ERROR' || code === 'ER_NO_DEFAULT_FOR_FIELD') {
-      return { kind: 'not-null', column: /(?:Column|Field) '(\w+)'/.exec(error.message)?.[1] ?? null };
+      return {
+        kind: 'not-null',
+        column: /(?:Column|Field) '(\w+)'/.exec(error.message)?.[1] ?? null,
+      };
     }
     if (errno !== undefined && CANCELLED.has(errno)) return { kind: 'timeout' };
     // mysql2 marks every error that ends the connection (network, protocol, closed) as fatal.
-    if (fatal === true || errno === ER_CONNECTION_KILLED || (code !== undefined && UNAVAILABLE.has(code))) return { kind: 'unavailable' };
+    if (
+      fatal === true ||
+      errno === ER_CONNECTION_KILLED ||
+      (code !== undefined && UNAVAILABLE.has(code))
+    )
+      return { kind: 'unavailable' };
     return null;
   },
 };

@@ -9,7 +9,11 @@ export function checkoutWithin(pool: Pool, ms: number): Promise<PoolConnection> 
     let waiting = true;
     const timer = setTimeout(() => {
       waiting = false;
-      reject(Object.assign(new Error(`No database connection within ${ms} ms`), { code: ACQUIRE_TIMEOUT }));
+      reject(
+        Object.assign(new Error(`No database connection within ${ms} ms`), {
+          code: ACQUIRE_TIMEOUT,
+        }),
+      );
     }, ms);
     pool.getConnection((error, connection) => {
       clearTimeout(timer);

@@ -1,7 +1,8 @@
 // Opens a MariaDB or MySQL database through a mysql2 pool. The session runs in UTC with
 // timestamps read as text, so stored values never pass through the process's local time zone.
+
+import { Kysely, MysqlDialect, type MysqlPool, sql } from 'kysely';
 import { createPool, type Pool } from 'mysql2';
-import { Kysely, MysqlDialect, sql, type MysqlPool } from 'kysely';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
@@ -42,9 +43,15 @@ export function connectMysql(url: string, options: PoolOptions): Database {
         // MariaDB's max_statement_time (seconds, every statement); MySQL's max_execution_time
         // (milliseconds, SELECT only) where MariaDB's does not exist.
         try {
-          await connection.executeQuery(sql`set session max_statement_time = ${sql.lit(timeoutSeconds)}`.compile(db));
+          await connection.executeQuery(
+            sql`set session max_statement_time = ${sql.lit(timeoutSeconds)}`.compile(db),
+          );
         } catch {
-          await connection.executeQuery(sql`set session max_execution_time = ${sql.lit(options.statementTimeoutMs)}`.compile(db));
+          await connection.executeQuery(
+            sql`set session max_execution_time = ${sql.lit(options.statementTimeoutMs)}`.compile(
+              db,
+            ),
+          );
         }
         await connection.executeQuery(sql`set session time_zone = '+00:00'`.compile(db));
       },

@@ -19,20 +19,26 @@
 // - nothing outlives a call: the session is reset (COM_RESET_CONNECTION: settings, user
 //   variables, temporary tables, locks, prepared statements) before the connection is reused.
 import { randomBytes } from 'node:crypto';
-import { createConnection, createPool, type FieldPacket, type PoolConnection, type QueryError } from 'mysql2';
+import {
+  createConnection,
+  createPool,
+  type FieldPacket,
+  type PoolConnection,
+  type QueryError,
+} from 'mysql2';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
-  RawSqlError,
-  refusals,
   type RawBinding,
   type RawColumn,
   type RawResult,
   type RawSql,
+  RawSqlError,
   type RawSqlLimits,
   type RawTable,
   type RawTableColumn,
   type RawValue,
+  refusals,
 } from '../../raw-sql.js';
 import { checkoutWithin } from './checkout.js';
 
@@ -76,7 +82,10 @@ function jsonValue(value: unknown, field: FieldPacket | undefined): RawValue {
     if (!Number.isFinite(value)) return String(value);
     return type === FLOAT ? float32(value) : value;
   }
-  if (typeof value === 'bigint') return value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value.toString();
+  if (typeof value === 'bigint')
+    return value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER
+      ? Number(value)
+      : value.toString();
   if (typeof value === 'string') {
     const match = type === DATETIME || type === TIMESTAMP ? DATETIME_TEXT.exec(value) : null;
     if (!match || value.startsWith('0000-')) return value;
@@ -150,7 +159,8 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
 
   /** The statement's own refusals; `sql` words a parse error (see hasSecondStatement). */
   const refused = (error: unknown, sql = ''): unknown => {
-    if (error instanceof RawSqlError || PROGRAMMING_ERRORS.some((type) => error instanceof type)) return error;
+    if (error instanceof RawSqlError || PROGRAMMING_ERRORS.some((type) => error instanceof type))
+      return error;
     const message = error instanceof Error ? error.message : String(error);
     // Lost connections, refused logins, an unknown database: the server is not there for us.
     if (!serverError(error) || error.fatal) return new RawSqlError('unavailable', message);
@@ -158,12 +168,16 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       case 1792: // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
         return new RawSqlError('read-only', refusals.readOnly);
       case 1399: // ER_XAER_RMFAIL: a statement that would commit the XA transaction (DDL, LOCK, COMMIT)
-        return limits.allowWrite ? new RawSqlError('invalid', error.sqlMessage) : new RawSqlError('read-only', refusals.readOnly);
+        return limits.allowWrite
+          ? new RawSqlError('invalid', error.sqlMessage)
+          : new RawSqlError('read-only', refusals.readOnly);
       case 1969: // ER_STATEMENT_TIMEOUT (MariaDB's max_statement_time)
       case 3024: // ER_QUERY_TIMEOUT (MySQL's max_execution_time)
         return timedOut();
       case 1064: // ER_PARSE_ERROR
-        return hasSecondStatement(sql) ? new RawSqlError('multiple-statements', refusals.oneStatement) : new RawSqlError('invalid', error.sqlMessage);
+        return hasSecondStatement(sql)
+          ? new RawSqlError('multiple-statements', refusals.oneStatement)
+          : new RawSqlError('invalid', error.sqlMessage);
       case 1065: // ER_EMPTY_QUERY
         return new RawSqlError('invalid', refusals.empty);
       default:
@@ -192,13 +206,25 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   /** One of our own statements; a failure leaves the session in an unknown state: 503. */
   const control = (connection: PoolConnection, sql: string): Promise<unknown> =>
     new Promise((resolve, reject) => {
-      connection.query(sql, (error, result) => (error ? reject(new RawSqlError('unavailable', error.message)) : resolve(result)));
+      connection.query(sql, (error, result) =>
+        error ? reject(new RawSqlError('unavailable', error.message)) : resolve(result),
+      );
     });
   const reset = (connection: PoolConnection): Promise<void> =>
-    new Promise((resolve, reject) => connection.reset((error) => (error ? reject(new RawSqlError('unavailable', error.message)) : resolve())));
-  const execute = <Row>(connection: PoolConnection, sql: string, values: string[]): Promise<Row[]> =>
+    new Promise((resolve, reject) =>
+      connection.reset((error) =>
+        error ? reject(new RawSqlError('unavailable', error.message)) : resolve(),
+      ),
+    );
+  const execute = <Row>(
+    connection: PoolConnection,
+    sql: string,
+    values: string[],
+  ): Promise<Row[]> =>
     new Promise((resolve, reject) => {
-      connection.execute(sql, values, (error, rows) => (error ? reject(refused(error)) : resolve(rows as Row[])));
+      connection.execute(sql, values, (error, rows) =>
+        error ? reject(refused(error)) : resolve(rows as Row[]),
+      );
     });
 
   /** Kills a connection's server thread from another connection (best effort), and drops it here. */
@@ -214,7 +240,8 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   let flavor: Promise<'mariadb' | 'mysql'> | null = null;
   const flavorOf = (connection: PoolConnection) =>
     (flavor ??= control(connection, 'select version() as v').then(
-      (rows) => (/mariadb/i.test(String((rows as Array<{ v: string }>)[0]?.v)) ? 'mariadb' : 'mysql'),
+      (rows) =>
+        /mariadb/i.test(String((rows as Array<{ v: string }>)[0]?.v)) ? 'mariadb' : 'mysql',
       (error: unknown) => {
         flavor = null; // asked again by the next call
         throw error;
@@ -222,12 +249,20 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
     ));
 
   /** The declared types (COLUMN_TYPE) of the table columns the fields come from. */
-  const declaredTypes = async (connection: PoolConnection, fields: readonly FieldPacket[]): Promise<Map<string, string>> => {
-    const key = (schema: string, table: string, column: string) => `${schema}\u0000${table}\u0000${column}`;
+  const declaredTypes = async (
+    connection: PoolConnection,
+    fields: readonly FieldPacket[],
+  ): Promise<Map<string, string>> => {
+    const key = (schema: string, table: string, column: string) =>
+      `${schema}\u0000${table}\u0000${column}`;
     const tables = new Map<string, [string, string]>();
-    for (const f of fields) if (f.orgTable && f.orgName && f.schema) tables.set(`${f.schema}\u0000${f.orgTable}`, [f.schema, f.orgTable]);
+    for (const f of fields)
+      if (f.orgTable && f.orgName && f.schema)
+        tables.set(`${f.schema}\u0000${f.orgTable}`, [f.schema, f.orgTable]);
     if (tables.size === 0) return new Map();
-    const where = [...tables.values()].map(() => '(TABLE_SCHEMA = ? and TABLE_NAME = ?)').join(' or ');
+    const where = [...tables.values()]
+      .map(() => '(TABLE_SCHEMA = ? and TABLE_NAME = ?)')
+      .join(' or ');
     try {
       const rows = await execute<{ s: string; t: string; c: string; type: string }>(
         connection,
@@ -250,13 +285,18 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   }
 
   /** Runs the statement, keeping the first result set's rows up to the cap. */
-  const stream = (connection: PoolConnection, sql: string, values: readonly RawBinding[]): Promise<Outcome> =>
+  const stream = (
+    connection: PoolConnection,
+    sql: string,
+    values: readonly RawBinding[],
+  ): Promise<Outcome> =>
     new Promise((resolve) => {
       let fields: FieldPacket[] | null = null;
       let firstSet: unknown;
       const rows: unknown[][] = [];
       let truncated = false;
-      const finish = (error: unknown, cut = false) => resolve({ error, fields: fields ?? [], rows, truncated, cut });
+      const finish = (error: unknown, cut = false) =>
+        resolve({ error, fields: fields ?? [], rows, truncated, cut });
       const query = connection.execute({ sql, values: [...values], rowsAsArray: true });
       query.on('fields', (received: FieldPacket[], index: unknown) => {
         if (fields !== null) return;
@@ -280,9 +320,18 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
     const connection = await checkout();
     let reusable = true;
     try {
-      const timeLimit = (await flavorOf(connection)) === 'mariadb' ? `max_statement_time = ${timeoutMs / 1000}` : `max_execution_time = ${timeoutMs}`;
-      await control(connection, `SET SESSION TRANSACTION ${limits.allowWrite ? 'READ WRITE' : 'READ ONLY'}`);
-      await control(connection, `SET SESSION ${timeLimit}, sql_select_limit = ${limits.maxRows + 1}, time_zone = '+00:00'`);
+      const timeLimit =
+        (await flavorOf(connection)) === 'mariadb'
+          ? `max_statement_time = ${timeoutMs / 1000}`
+          : `max_execution_time = ${timeoutMs}`;
+      await control(
+        connection,
+        `SET SESSION TRANSACTION ${limits.allowWrite ? 'READ WRITE' : 'READ ONLY'}`,
+      );
+      await control(
+        connection,
+        `SET SESSION ${timeLimit}, sql_select_limit = ${limits.maxRows + 1}, time_zone = '+00:00'`,
+      );
       // Random, so that no statement can name the transaction to end it.
       const xid = `svc-driver-${randomBytes(8).toString('hex')}`;
       await control(connection, limits.allowWrite ? 'START TRANSACTION' : `XA START '${xid}'`);
@@ -316,11 +365,21 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       if (reusable) {
         await reset(connection);
         declared = await declaredTypes(connection, fields);
-      } else declared = await withConnection((other) => declaredTypes(other, fields)).catch(() => new Map<string, string>());
+      } else
+        declared = await withConnection((other) => declaredTypes(other, fields)).catch(
+          () => new Map<string, string>(),
+        );
       const columns = fields.map(
-        (f): RawColumn => ({ name: f.name, type: declared.get(`${f.schema}\u0000${f.orgTable}\u0000${f.orgName}`) ?? null }),
+        (f): RawColumn => ({
+          name: f.name,
+          type: declared.get(`${f.schema}\u0000${f.orgTable}\u0000${f.orgName}`) ?? null,
+        }),
       );
-      return { columns, rows: outcome.rows.map((row) => row.map((value, i) => jsonValue(value, fields[i]))), truncated: outcome.truncated };
+      return {
+        columns,
+        rows: outcome.rows.map((row) => row.map((value, i) => jsonValue(value, fields[i]))),
+        truncated: outcome.truncated,
+      };
     } catch (error) {
       // A refusal of the statement itself left the session rolled back and reset.
       if (!(error instanceof RawSqlError) || error.kind === 'unavailable') reusable = false;
@@ -345,7 +404,8 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       else connection.destroy();
     }
   }
-  const catalog = <Row>(sql: string, values: string[] = []): Promise<Row[]> => withConnection((connection) => execute<Row>(connection, sql, values));
+  const catalog = <Row>(sql: string, values: string[] = []): Promise<Row[]> =>
+    withConnection((connection) => execute<Row>(connection, sql, values));
 
   const tables = async (): Promise<RawTable[]> => {
     const rows = await catalog<{ name: string; type: string }>(TABLES);
@@ -359,7 +419,14 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
     tables,
     async columns(table) {
       if (!(await tables()).some((t) => t.name === table)) return null;
-      const rows = await catalog<{ tbl: string; name: string; type: string; nullable: string; dflt: string | null; pk: number }>(COLUMNS, [table]);
+      const rows = await catalog<{
+        tbl: string;
+        name: string;
+        type: string;
+        nullable: string;
+        dflt: string | null;
+        pk: number;
+      }>(COLUMNS, [table]);
       // information_schema compares names without regard to case; the name must be exact.
       return rows
         .filter((r) => r.tbl === table)

@@ -1,14 +1,23 @@
 // PostgreSQL capabilities: ILIKE folds case (Unicode too), RETURNING gives generated ids,
 // timestamps are timestamptz, errors carry SQLSTATE codes.
-import { insertRows } from '../../write-statements.js';
+
 import { sql } from 'kysely';
+import { insertRows } from '../../write-statements.js';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 
 /** SQLSTATE classes that mean "the server cannot be reached or is going away". */
 const UNAVAILABLE = /^(08|53|57P0[1-3])/;
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
 /** pg's own pool and socket failures carry no SQLSTATE, only these messages. */
-const DRIVER_UNAVAILABLE = /timeout exceeded when trying to connect|Connection terminated|not queryable|Cannot use a pool after calling end/;
+const DRIVER_UNAVAILABLE =
+  /timeout exceeded when trying to connect|Connection terminated|not queryable|Cannot use a pool after calling end/;
 /** query_canceled (statement_timeout) and lock_not_available (lock_timeout). */
 const CANCELLED = new Set(['57014', '55P03']);
 /** A value the column's type cannot hold: a word for a number (22P02), a bad date or time
@@ -21,14 +30,18 @@ export const postgresAdapter: DialectAdapter = {
     // Backslash is LIKE's default escape in PostgreSQL; SQLite has none, so neither has one here.
     // Numbers and timestamps match as text, as they do on SQLite.
     const left = sql`cast(${sql.ref(column)} as text)`;
-    return negate ? sql<boolean>`${left} not ilike ${pattern} escape ''` : sql<boolean>`${left} ilike ${pattern} escape ''`;
+    return negate
+      ? sql<boolean>`${left} not ilike ${pattern} escape ''`
+      : sql<boolean>`${left} ilike ${pattern} escape ''`;
   },
   async insertReturningId(db, table, values, primaryKey) {
     const [row] = await insertRows(db, table, [values], primaryKey);
     return Number(row?.[primaryKey]);
   },
   jsonObject(fields) {
-    const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}::text, ${value}`);
+    const pairs = Object.entries(fields).map(
+      ([name, value]) => sql`${sql.lit(name)}::text, ${value}`,
+    );
     return sql`json_build_object(${sql.join(pairs)})`;
   },
   nullsSortLow: false,
@@ -36,9 +49,15 @@ export const postgresAdapter: DialectAdapter = {
   toTimestamp: (date) => date,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;
-    const { code, column, detail } = error as Error & { code?: string; column?: string; detail?: string };
-    if (code === undefined) return DRIVER_UNAVAILABLE.test(error.message) ? { kind: 'unavailable' } : null;
-    if (code === '23505') return { kind: 'unique', column: /^Key \(([\w]+)\)=/.exec(detail ?? '')?.[1] ?? null };
+    const { code, column, detail } = error as Error & {
+      code?: string;
+      column?: string;
+      detail?: string;
+    };
+    if (code === undefined)
+      return DRIVER_UNAVAILABLE.test(error.message) ? { kind: 'unavailable' } : null;
+    if (code === '23505')
+      return { kind: 'unique', column: /^Key \(([\w]+)\)=/.exec(detail ?? '')?.[1] ?? null };
     if (code === '23503') return { kind: 'foreign-key' };
     // SQLite and MySQL compare a word with a number as unequal, and store a NUL character;
     // PostgreSQL refuses both.

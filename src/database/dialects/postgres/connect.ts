@@ -1,8 +1,9 @@
 // Opens a PostgreSQL database through a pg pool. Big integers (ids, counts) come back as
 // numbers, timestamps as Date objects in UTC: the casts of src/model then give the same JSON as
 // on the other engines.
-import pg from 'pg';
+
 import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
@@ -19,7 +20,12 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
     statement_timeout: options.statementTimeoutMs,
     // Idle connections are closed after 30 s, so a quiet instance holds none for long.
     idleTimeoutMillis: 30_000,
-    types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8
+          ? parseInt8
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
     options: '-c TimeZone=UTC',
   });
   // An idle client whose server went away emits 'error' on the pool; without a listener that
@@ -30,7 +36,10 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
   // this the process dies. The query's own error answers 503; release drops the broken client.
   pool.on('connect', (client) => client.on('error', () => {}));
   let executed = 0;
-  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }), log: countingLog(() => (executed += 1)) });
+  const db: Db = new Kysely({
+    dialect: new PostgresDialect({ pool }),
+    log: countingLog(() => (executed += 1)),
+  });
   return {
     db,
     adapter: postgresAdapter,

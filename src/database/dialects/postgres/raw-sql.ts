@@ -19,16 +19,16 @@ import pg from 'pg';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
-  RawSqlError,
-  refusals,
   type RawBinding,
   type RawColumn,
   type RawResult,
   type RawSql,
+  RawSqlError,
   type RawSqlLimits,
   type RawTable,
   type RawTableColumn,
   type RawValue,
+  refusals,
 } from '../../raw-sql.js';
 
 /** After the time limit, how long the server has to report its own cancel before the connection is closed. */
@@ -128,7 +128,9 @@ class CappedStatement implements pg.Submittable {
   }
 
   handleCopyInResponse(connection: pg.Connection): void {
-    (connection as unknown as Wire).sendCopyFail('COPY FROM STDIN is not available through the driver');
+    (connection as unknown as Wire).sendCopyFail(
+      'COPY FROM STDIN is not available through the driver',
+    );
   }
 
   handleCopyData(): void {}
@@ -202,17 +204,20 @@ const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
 
 /** pg's errors as refusals: the server's SQLSTATE decides; anything without one is the connection. */
 function refusalOf(error: unknown, timeoutMs: number): unknown {
-  if (error instanceof RawSqlError || PROGRAMMING_ERRORS.some((type) => error instanceof type)) return error;
+  if (error instanceof RawSqlError || PROGRAMMING_ERRORS.some((type) => error instanceof type))
+    return error;
   const message = error instanceof Error ? error.message : String(error);
   if (!(error instanceof pg.DatabaseError)) return new RawSqlError('unavailable', message);
   const code = error.code ?? '';
   if (code === '57014') return new RawSqlError('timeout', refusals.timeout(timeoutMs));
   if (code === '25006') return new RawSqlError('read-only', refusals.readOnly);
   // 42601 is every syntax error; this one is Parse refusing a second command.
-  if (code === '42601' && /multiple commands/.test(message)) return new RawSqlError('multiple-statements', refusals.oneStatement);
+  if (code === '42601' && /multiple commands/.test(message))
+    return new RawSqlError('multiple-statements', refusals.oneStatement);
   // Connection exceptions, shutdowns, resources, authorization, a database that does not exist;
   // not 08P01, which is also a Bind with the wrong number of parameters (the session goes on).
-  if ((/^(08|53|57P|28)/.test(code) && code !== '08P01') || code === '3D000') return new RawSqlError('unavailable', message);
+  if ((/^(08|53|57P|28)/.test(code) && code !== '08P01') || code === '3D000')
+    return new RawSqlError('unavailable', message);
   return new RawSqlError('invalid', message);
 }
 
@@ -250,11 +255,17 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
   };
 
   /** Declared types by "tableID:columnID"; a lookup that fails leaves the types null. */
-  const declaredTypes = async (client: pg.PoolClient, fields: readonly Field[]): Promise<Map<string, string>> => {
+  const declaredTypes = async (
+    client: pg.PoolClient,
+    fields: readonly Field[],
+  ): Promise<Map<string, string>> => {
     const sourced = fields.filter((f) => f.tableID !== 0);
     if (sourced.length === 0) return new Map();
     try {
-      const { rows } = await client.query<{ key: string; type: string }>(DECLARED, [sourced.map((f) => f.tableID), sourced.map((f) => f.columnID)]);
+      const { rows } = await client.query<{ key: string; type: string }>(DECLARED, [
+        sourced.map((f) => f.tableID),
+        sourced.map((f) => f.columnID),
+      ]);
       return new Map(rows.map((r) => [r.key, r.type]));
     } catch {
       return new Map();
@@ -292,11 +303,18 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
       await client.query(limits.allowWrite ? 'COMMIT' : 'ROLLBACK');
       const declared = await declaredTypes(client, statement.fields);
       await client.query('DISCARD ALL');
-      const columns = statement.fields.map((f): RawColumn => ({ name: f.name, type: declared.get(`${f.tableID}:${f.columnID}`) ?? null }));
+      const columns = statement.fields.map(
+        (f): RawColumn => ({
+          name: f.name,
+          type: declared.get(`${f.tableID}:${f.columnID}`) ?? null,
+        }),
+      );
       const kept = statement.rows.slice(0, limits.maxRows);
       return {
         columns,
-        rows: kept.map((row) => row.map((text, i) => jsonValue(text, statement.fields[i]?.dataTypeID ?? 0))),
+        rows: kept.map((row) =>
+          row.map((text, i) => jsonValue(text, statement.fields[i]?.dataTypeID ?? 0)),
+        ),
         truncated: statement.rows.length > limits.maxRows,
       };
     } catch (error) {
@@ -309,7 +327,10 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
   };
 
   /** A catalog query on a pooled connection (no transaction needed: one statement that reads). */
-  const catalog = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> => {
+  const catalog = async <Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<Row[]> => {
     const client = await checkout();
     let reusable = true;
     try {

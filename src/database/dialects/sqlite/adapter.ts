@@ -1,7 +1,8 @@
 // SQLite capabilities: LIKE folds ASCII (and Unicode through svc_casefold), RETURNING exists (3.35+),
 // timestamps are stored as ISO-8601 text so they sort as strings.
-import { insertRows } from '../../write-statements.js';
+
 import { sql } from 'kysely';
+import { insertRows } from '../../write-statements.js';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 
 export const sqliteAdapter: DialectAdapter = {
@@ -41,9 +42,14 @@ export const sqliteAdapter: DialectAdapter = {
     if (!(error instanceof Error) || !('code' in error)) return null;
     const code = String((error as { code: unknown }).code);
     const column = /: [\w]+\.(\w+)/.exec(error.message)?.[1] ?? null;
-    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return { kind: 'unique', column };
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+      return { kind: 'unique', column };
     // ON DELETE RESTRICT reports itself as a trigger constraint.
-    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || (code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/.test(error.message))) return { kind: 'foreign-key' };
+    if (
+      code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+      (code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/.test(error.message))
+    )
+      return { kind: 'foreign-key' };
     if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'not-null', column };
     // SQLITE_BUSY: another connection (another process) held the write lock past busy_timeout.
     if (code === 'SQLITE_BUSY') return { kind: 'timeout' };

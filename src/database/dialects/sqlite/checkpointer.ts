@@ -29,14 +29,26 @@ export interface Checkpointer {
 }
 
 /** Starts the thread for `writer`'s file. */
-export function startCheckpointer(writer: BetterSqlite3.Database, file: string, options: SqliteOptions): Checkpointer {
-  const worker = startWorkerThread('checkpoint-worker', { file, synchronous: options.synchronous, busyMs: 5, idleMs: 100 } satisfies CheckpointJob);
+export function startCheckpointer(
+  writer: BetterSqlite3.Database,
+  file: string,
+  options: SqliteOptions,
+): Checkpointer {
+  const worker = startWorkerThread('checkpoint-worker', {
+    file,
+    synchronous: options.synchronous,
+    busyMs: 5,
+    idleMs: 100,
+  } satisfies CheckpointJob);
   worker.unref();
   writer.pragma(`wal_autocheckpoint = ${RESTART_PAGES}`);
   let stopping = false;
   worker.on('error', (error) => {
     if (writer.open) writer.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-    if (!stopping) process.emitWarning(`SQLite background checkpoints stopped (${error.message}); ${file} is checkpointed at commit again`);
+    if (!stopping)
+      process.emitWarning(
+        `SQLite background checkpoints stopped (${error.message}); ${file} is checkpointed at commit again`,
+      );
   });
   return {
     async stop() {

@@ -6,12 +6,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { compileObjectLiteral } from '../../../support/object-literal.js';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
-import { registerDirectReader, registerDirectTransaction, type DirectExecutor } from '../../query-cache.js';
-import { compileObjectLiteral } from '../../../support/object-literal.js';
+import {
+  type DirectExecutor,
+  registerDirectReader,
+  registerDirectTransaction,
+} from '../../query-cache.js';
 import { sqliteAdapter } from './adapter.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { SqliteOptions } from './options.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
 
@@ -27,7 +31,9 @@ function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.defaultSafeIntegers(false);
-  raw.function('svc_casefold', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  raw.function('svc_casefold', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  );
   return raw;
 }
 
@@ -35,8 +41,15 @@ function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
  * Prepared statements kept by SQL text: the same text always has the same shape. On the write
  * connection, `log` hears the tables each execution may write (result-memo.ts).
  */
-function statementCache(raw: BetterSqlite3.Database, counted: () => void, log?: WriteLog): (sqlText: string) => BetterSqlite3.Statement {
-  const statements = new Map<string, { statement: BetterSqlite3.Statement; writes: readonly string[] | null }>();
+function statementCache(
+  raw: BetterSqlite3.Database,
+  counted: () => void,
+  log?: WriteLog,
+): (sqlText: string) => BetterSqlite3.Statement {
+  const statements = new Map<
+    string,
+    { statement: BetterSqlite3.Statement; writes: readonly string[] | null }
+  >();
   return (sqlText) => {
     counted();
     let entry = statements.get(sqlText);
@@ -52,17 +65,26 @@ function statementCache(raw: BetterSqlite3.Database, counted: () => void, log?: 
 }
 
 /** Per statement: its raw arrays -> row objects (a generated object literal). */
-const rowBuilders = new WeakMap<BetterSqlite3.Statement, (values: unknown[]) => Record<string, unknown>>();
+const rowBuilders = new WeakMap<
+  BetterSqlite3.Statement,
+  (values: unknown[]) => Record<string, unknown>
+>();
 
 /**
  * Rows as objects built in JavaScript from better-sqlite3's raw arrays: faster than its own
  * objects on the many-row eager loads of a list page.
  */
-function rowsOf(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): Array<Record<string, unknown>> {
+function rowsOf(
+  statement: BetterSqlite3.Statement,
+  parameters: readonly unknown[],
+): Array<Record<string, unknown>> {
   let build = rowBuilders.get(statement);
   if (!build) {
     statement.raw(true);
-    build = compileObjectLiteral<unknown[], Record<string, unknown>>(statement.columns().map((c) => c.name), (i) => `source[${i}]`);
+    build = compileObjectLiteral<unknown[], Record<string, unknown>>(
+      statement.columns().map((c) => c.name),
+      (i) => `source[${i}]`,
+    );
     rowBuilders.set(statement, build);
   }
   const arrays = statement.all(parameters as unknown[]) as unknown[][];
@@ -81,7 +103,9 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   // Kysely prepares once per execution, so the cache also counts the statements run.
   const writes = new WriteLog(raw);
   const prepare = statementCache(raw, count, writes);
-  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: { close: () => raw.close(), prepare } }) });
+  const db: Db = new Kysely({
+    dialect: new SqliteDialect({ database: { close: () => raw.close(), prepare } }),
+  });
 
   // An in-memory database is private to its connection: it gets no reader.
   const reader = file === ':memory:' ? null : open(file, options);
@@ -90,7 +114,9 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
     const prepareRead = statementCache(reader, count);
     const memo = resultMemo(reader, raw, writes, count);
     registerDirectReader(db, (sqlText, parameters, scope) =>
-      scope ? memo(sqlText, parameters, scope, () => rowsOf(prepareRead(sqlText), parameters)) : rowsOf(prepareRead(sqlText), parameters),
+      scope
+        ? memo(sqlText, parameters, scope, () => rowsOf(prepareRead(sqlText), parameters))
+        : rowsOf(prepareRead(sqlText), parameters),
     );
   }
   // A write transaction holds Kysely's only connection (its mutex) from begin to commit, and

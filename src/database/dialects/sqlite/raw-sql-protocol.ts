@@ -25,4 +25,3 @@ export type WorkerReply =
   | { readonly type: 'started' }
   | { readonly type: 'result'; readonly result: RawResult }
   | { readonly type: 'refused'; readonly kind: RawSqlRefusalKind; readonly message: string };
-

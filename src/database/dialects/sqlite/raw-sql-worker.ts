@@ -4,8 +4,21 @@
 // read-only flag, which no SQL can lift, and `query_only` on top. Cancelling: raw-sql-protocol.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { refusals, type RawBinding, type RawColumn, type RawResult, type RawSqlRefusalKind, type RawValue } from '../../raw-sql.js';
-import { CANCELLED, FINISHED, RUNNING, type WorkerJob, type WorkerReply } from './raw-sql-protocol.js';
+import {
+  type RawBinding,
+  type RawColumn,
+  type RawResult,
+  type RawSqlRefusalKind,
+  type RawValue,
+  refusals,
+} from '../../raw-sql.js';
+import {
+  CANCELLED,
+  FINISHED,
+  RUNNING,
+  type WorkerJob,
+  type WorkerReply,
+} from './raw-sql-protocol.js';
 
 const READ_ONLY = refusals.readOnly;
 const ONE_STATEMENT = refusals.oneStatement;
@@ -21,15 +34,20 @@ function refusalOf(error: unknown): WorkerReply {
   if (code.startsWith('SQLITE_READONLY')) return refused('read-only', READ_ONLY);
   // Another writer held the lock past busy_timeout, as in sqlite/adapter.ts.
   if (code === 'SQLITE_BUSY') return refused('unavailable', message);
-  if (error instanceof RangeError && /more than one statement/.test(message)) return refused('multiple-statements', ONE_STATEMENT);
-  if (error instanceof RangeError && /no statements/.test(message)) return refused('invalid', refusals.empty);
+  if (error instanceof RangeError && /more than one statement/.test(message))
+    return refused('multiple-statements', ONE_STATEMENT);
+  if (error instanceof RangeError && /no statements/.test(message))
+    return refused('invalid', refusals.empty);
   return refused('invalid', message);
 }
 
 /** JSON-safe values: integers past 2^53 as decimal strings, blobs as base64. */
 function jsonValue(value: unknown): RawValue {
   if (value === null || typeof value === 'string') return value;
-  if (typeof value === 'bigint') return value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value.toString();
+  if (typeof value === 'bigint')
+    return value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER
+      ? Number(value)
+      : value.toString();
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   return String(value);
@@ -95,5 +113,7 @@ function run(job: WorkerJob, started: () => void): WorkerReply {
 
 if (parentPort) {
   const port = parentPort;
-  port.postMessage(run(workerData as WorkerJob, () => port.postMessage({ type: 'started' } satisfies WorkerReply)));
+  port.postMessage(
+    run(workerData as WorkerJob, () => port.postMessage({ type: 'started' } satisfies WorkerReply)),
+  );
 }

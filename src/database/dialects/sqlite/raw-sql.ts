@@ -7,7 +7,16 @@
 // gone, then is rolled back; the row cap does not shorten it. Catalog lookups stay on this thread.
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { RawSqlError, refusals, type RawBinding, type RawResult, type RawSql, type RawSqlLimits, type RawTable, type RawTableColumn } from '../../raw-sql.js';
+import {
+  type RawBinding,
+  type RawResult,
+  type RawSql,
+  RawSqlError,
+  type RawSqlLimits,
+  type RawTable,
+  type RawTableColumn,
+  refusals,
+} from '../../raw-sql.js';
 import { CANCELLED, RUNNING, type WorkerJob, type WorkerReply } from './raw-sql-protocol.js';
 import { startWorkerThread } from './worker-thread.js';
 
@@ -26,7 +35,8 @@ interface ColumnRow {
 }
 
 export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
-  if (file === ':memory:') throw new Error('an in-memory SQLite database is private to its connection; use a file');
+  if (file === ':memory:')
+    throw new Error('an in-memory SQLite database is private to its connection; use a file');
   const running = new Set<Worker>();
   // Opened on first use, read-only: it answers the catalog lookups only.
   let catalog: BetterSqlite3.Database | null = null;
@@ -35,7 +45,10 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
       try {
         catalog = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
       } catch (error) {
-        throw new RawSqlError('unavailable', error instanceof Error ? error.message : String(error));
+        throw new RawSqlError(
+          'unavailable',
+          error instanceof Error ? error.message : String(error),
+        );
       }
     }
     return catalog;
@@ -44,7 +57,14 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
   const run = (sql: string, bindings: readonly RawBinding[]): Promise<RawResult> =>
     new Promise((resolve, reject) => {
       const state = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-      const worker = startWorkerThread('raw-sql-worker', { file, sql, bindings, allowWrite: limits.allowWrite, maxRows: limits.maxRows, state } satisfies WorkerJob);
+      const worker = startWorkerThread('raw-sql-worker', {
+        file,
+        sql,
+        bindings,
+        allowWrite: limits.allowWrite,
+        maxRows: limits.maxRows,
+        state,
+      } satisfies WorkerJob);
       running.add(worker);
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
@@ -68,7 +88,9 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
       // A cancelled worker stops by itself after its current step; it is tracked until then.
       worker.on('exit', (code) => {
         running.delete(worker);
-        settle(() => reject(new Error(`The SQL worker stopped (exit code ${code}) without an answer.`)));
+        settle(() =>
+          reject(new Error(`The SQL worker stopped (exit code ${code}) without an answer.`)),
+        );
       });
     });
 
@@ -81,7 +103,13 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
       const db = catalogDb();
       if (db.prepare(TABLE).get(table) === undefined) return null;
       return (db.prepare(COLUMNS).all(table) as ColumnRow[]).map(
-        (c): RawTableColumn => ({ name: c.name, type: c.type, nullable: c.notnull === 0 && c.pk === 0, default: c.dflt_value, primary_key: c.pk > 0 }),
+        (c): RawTableColumn => ({
+          name: c.name,
+          type: c.type,
+          nullable: c.notnull === 0 && c.pk === 0,
+          default: c.dflt_value,
+          primary_key: c.pk > 0,
+        }),
       );
     },
     async close() {

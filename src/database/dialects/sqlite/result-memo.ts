@@ -18,7 +18,8 @@ const MEMO_LIMIT = 500;
 const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release)\b/i;
 // The one table an INSERT, REPLACE, UPDATE or DELETE names (Kysely quotes it). A name with a
 // schema ("main"."users") does not match, and so counts as "any".
-const WRITE_TARGET = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?(?=[\s(]|$)/i;
+const WRITE_TARGET =
+  /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?(?=[\s(]|$)/i;
 
 /** The tables a statement may write: [] for none, null for "any" (DDL, a PRAGMA, a CTE...). */
 export function writtenTables(statement: BetterSqlite3.Statement): readonly string[] | null {
@@ -80,13 +81,29 @@ export class WriteLog {
   /** `tables` and every table whose writes can change them through a foreign key action. */
   reach(tables: readonly string[]): Set<string> {
     // A trigger could write anything: then every write counts.
-    const triggers = this.writer.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'").pluck().get() as number;
-    if (triggers > 0) return new Set(this.writer.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[]);
+    const triggers = this.writer
+      .prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'")
+      .pluck()
+      .get() as number;
+    if (triggers > 0)
+      return new Set(
+        this.writer
+          .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+          .pluck()
+          .all() as string[],
+      );
     const reach = new Set(tables.map((t) => t.toLowerCase()));
-    const foreignKeys = this.writer.prepare('SELECT "table", on_update, on_delete FROM pragma_foreign_key_list(?)');
+    const foreignKeys = this.writer.prepare(
+      'SELECT "table", on_update, on_delete FROM pragma_foreign_key_list(?)',
+    );
     for (const child of reach) {
-      for (const key of foreignKeys.all(child) as Array<{ table: string; on_update: string; on_delete: string }>) {
-        if (CHANGES_CHILD.has(key.on_delete) || CHANGES_CHILD.has(key.on_update)) reach.add(key.table.toLowerCase());
+      for (const key of foreignKeys.all(child) as Array<{
+        table: string;
+        on_update: string;
+        on_delete: string;
+      }>) {
+        if (CHANGES_CHILD.has(key.on_delete) || CHANGES_CHILD.has(key.on_update))
+          reach.add(key.table.toLowerCase());
       }
     }
     return reach;
@@ -112,7 +129,12 @@ interface Store {
  * The memo of a connection pair. `counted` counts a hit as the one statement it ran (the
  * version check), so statement counts stay fixed whether the memo answers or not.
  */
-export function resultMemo(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database, log: WriteLog, counted: () => void) {
+export function resultMemo(
+  reader: BetterSqlite3.Database,
+  writer: BetterSqlite3.Database,
+  log: WriteLog,
+  counted: () => void,
+) {
   const readerVersion = reader.prepare('PRAGMA data_version').pluck();
   const writerVersion = writer.prepare('PRAGMA data_version').pluck();
   const stores = new Map<string, Store>();
@@ -146,7 +168,12 @@ export function resultMemo(reader: BetterSqlite3.Database, writer: BetterSqlite3
     return store;
   };
 
-  return (sqlText: string, parameters: readonly unknown[], scope: MemoScope, run: () => Rows): Rows => {
+  return (
+    sqlText: string,
+    parameters: readonly unknown[],
+    scope: MemoScope,
+    run: () => Rows,
+  ): Rows => {
     const store = storeOf(scope);
     if (!store) return run();
     const key = `${sqlText}\u0000${JSON.stringify(parameters)}`;

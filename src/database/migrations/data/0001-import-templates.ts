@@ -32,7 +32,11 @@ export async function up(db: Db): Promise<void> {
     ['updated_at', ['updated_at']],
   ];
   for (const [name, columns] of indexes) {
-    await db.schema.createIndex(`import_templates_${name}_index`).on('import_templates').columns(columns).execute();
+    await db.schema
+      .createIndex(`import_templates_${name}_index`)
+      .on('import_templates')
+      .columns(columns)
+      .execute();
   }
   for (const [table, column] of [
     ['import_template_groups', 'group_id'],
@@ -40,14 +44,22 @@ export async function up(db: Db): Promise<void> {
   ] as const) {
     await t
       .id(db.schema.createTable(table))
-      .addColumn('template_id', t.bigint, (c) => c.notNull().references('import_templates.id').onDelete('cascade'))
+      .addColumn('template_id', t.bigint, (c) =>
+        c.notNull().references('import_templates.id').onDelete('cascade'),
+      )
       .addColumn(column, t.bigint, (c) => c.notNull())
       .execute();
-    await db.schema.createIndex(`${table}_template_id_index`).on(table).column('template_id').execute();
+    await db.schema
+      .createIndex(`${table}_template_id_index`)
+      .on(table)
+      .column('template_id')
+      .execute();
   }
   await t
     .id(db.schema.createTable('import_template_logs'))
-    .addColumn('template_id', t.bigint, (c) => c.notNull().references('import_templates.id').onDelete('cascade'))
+    .addColumn('template_id', t.bigint, (c) =>
+      c.notNull().references('import_templates.id').onDelete('cascade'),
+    )
     .addColumn('unit_id', t.bigint)
     .addColumn('status', 'varchar(20)', (c) => c.notNull())
     .addColumn('message', 'text')
@@ -55,7 +67,11 @@ export async function up(db: Db): Promise<void> {
     .addColumn('rows_failed', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', t.timestamp)
     .execute();
-  await db.schema.createIndex('import_template_logs_template_id_index').on('import_template_logs').column('template_id').execute();
+  await db.schema
+    .createIndex('import_template_logs_template_id_index')
+    .on('import_template_logs')
+    .column('template_id')
+    .execute();
   await db.schema
     .createIndex('import_template_logs_unit_id_created_at_index')
     .on('import_template_logs')
@@ -64,7 +80,12 @@ export async function up(db: Db): Promise<void> {
 }
 
 export async function down(db: Db): Promise<void> {
-  for (const table of ['import_template_logs', 'import_template_users', 'import_template_groups', 'import_templates']) {
+  for (const table of [
+    'import_template_logs',
+    'import_template_users',
+    'import_template_groups',
+    'import_templates',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -11,7 +11,11 @@ import { columnTypes } from '../column-types.js';
 
 export async function up(db: Db): Promise<void> {
   const t = columnTypes(db);
-  await db.schema.createIndex('import_template_logs_template_id_unit_id_index').on('import_template_logs').columns(['template_id', 'unit_id']).execute();
+  await db.schema
+    .createIndex('import_template_logs_template_id_unit_id_index')
+    .on('import_template_logs')
+    .columns(['template_id', 'unit_id'])
+    .execute();
   await t.dropIndex('import_template_logs_template_id_index', 'import_template_logs').execute();
   await t.dropIndex('import_templates_active_created_at_index', 'import_templates').execute();
   await db.schema
@@ -23,8 +27,20 @@ export async function up(db: Db): Promise<void> {
 
 export async function down(db: Db): Promise<void> {
   const t = columnTypes(db);
-  await db.schema.createIndex('import_templates_active_created_at_index').on('import_templates').columns(['active', 'created_at']).execute();
-  await t.dropIndex('import_templates_active_created_at_id_title_index', 'import_templates').execute();
-  await db.schema.createIndex('import_template_logs_template_id_index').on('import_template_logs').column('template_id').execute();
-  await t.dropIndex('import_template_logs_template_id_unit_id_index', 'import_template_logs').execute();
+  await db.schema
+    .createIndex('import_templates_active_created_at_index')
+    .on('import_templates')
+    .columns(['active', 'created_at'])
+    .execute();
+  await t
+    .dropIndex('import_templates_active_created_at_id_title_index', 'import_templates')
+    .execute();
+  await db.schema
+    .createIndex('import_template_logs_template_id_index')
+    .on('import_template_logs')
+    .column('template_id')
+    .execute();
+  await t
+    .dropIndex('import_template_logs_template_id_unit_id_index', 'import_template_logs')
+    .execute();
 }

@@ -6,8 +6,8 @@
 // first` serves both: forwards for asc, backwards for desc. SQLite's and MySQL's plain indexes
 // already put NULL first, so there this migration does nothing.
 import { sql } from 'kysely';
-import type { Db } from '../../db.js';
 import { adapterOf } from '../../connect.js';
+import type { Db } from '../../db.js';
 
 // name, table, the key columns; `*` marks the sort column
 const INDEXES: ReadonlyArray<readonly [string, string, readonly string[]]> = [
@@ -15,14 +15,24 @@ const INDEXES: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ['import_templates_code_index', 'import_templates', ['*code']],
   ['import_templates_created_at_index', 'import_templates', ['*created_at']],
   ['import_templates_updated_at_index', 'import_templates', ['*updated_at']],
-  ['import_templates_active_created_at_id_title_index', 'import_templates', ['active', '*created_at', 'id', 'title']],
-  ['import_template_logs_unit_id_created_at_index', 'import_template_logs', ['unit_id', '*created_at']],
+  [
+    'import_templates_active_created_at_id_title_index',
+    'import_templates',
+    ['active', '*created_at', 'id', 'title'],
+  ],
+  [
+    'import_template_logs_unit_id_created_at_index',
+    'import_template_logs',
+    ['unit_id', '*created_at'],
+  ],
 ];
 
 async function rebuild(db: Db, nullsFirst: boolean): Promise<void> {
   for (const [name, table, columns] of INDEXES) {
     const keys = columns.map((c) =>
-      c.startsWith('*') && nullsFirst ? sql`${sql.ref(c.slice(1))} nulls first` : sql.ref(c.replace(/^\*/, '')),
+      c.startsWith('*') && nullsFirst
+        ? sql`${sql.ref(c.slice(1))} nulls first`
+        : sql.ref(c.replace(/^\*/, '')),
     );
     await db.schema.dropIndex(name).execute();
     await sql`create index ${sql.id(name)} on ${sql.table(table)} (${sql.join(keys)})`.execute(db);

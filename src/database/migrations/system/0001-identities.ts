@@ -38,7 +38,11 @@ export async function up(db: Db): Promise<void> {
     .addColumn('unit_id', t.bigint, (c) => c.notNull().references('units.id').onDelete('cascade'))
     .addUniqueConstraint('user_units_user_unit_unique', ['user_id', 'unit_id'])
     .execute();
-  await db.schema.createIndex('user_units_unit_id_index').on('user_units').column('unit_id').execute();
+  await db.schema
+    .createIndex('user_units_unit_id_index')
+    .on('user_units')
+    .column('unit_id')
+    .execute();
   await t
     .id(db.schema.createTable('groups'))
     .addColumn('name', 'varchar(200)', (c) => c.notNull())
@@ -51,7 +55,11 @@ export async function up(db: Db): Promise<void> {
     .addColumn('group_id', t.bigint, (c) => c.notNull().references('groups.id').onDelete('cascade'))
     .addUniqueConstraint('user_groups_user_group_unique', ['user_id', 'group_id'])
     .execute();
-  await db.schema.createIndex('user_groups_group_id_index').on('user_groups').column('group_id').execute();
+  await db.schema
+    .createIndex('user_groups_group_id_index')
+    .on('user_groups')
+    .column('group_id')
+    .execute();
   await t
     .id(db.schema.createTable('api_tokens'))
     .addColumn('user_id', t.bigint, (c) => c.notNull().references('users.id').onDelete('cascade'))
@@ -67,7 +75,15 @@ export async function up(db: Db): Promise<void> {
 }
 
 export async function down(db: Db): Promise<void> {
-  for (const table of ['api_tokens', 'user_groups', 'groups', 'user_units', 'users', 'units', 'companies']) {
+  for (const table of [
+    'api_tokens',
+    'user_groups',
+    'groups',
+    'user_units',
+    'users',
+    'units',
+    'companies',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -16,7 +16,9 @@ export async function up(db: Db): Promise<void> {
   await db.schema.createIndex('sessions_user_id_index').on('sessions').column('user_id').execute();
   await t
     .id(db.schema.createTable('notifications'))
-    .addColumn('user_to_id', t.bigint, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_to_id', t.bigint, (c) =>
+      c.notNull().references('users.id').onDelete('cascade'),
+    )
     .addColumn('user_from_id', t.bigint, (c) => c.references('users.id').onDelete('set null'))
     .addColumn('type', 'varchar(255)', (c) => c.notNull())
     .addColumn('data', t.json, (c) => c.notNull())
@@ -24,7 +26,11 @@ export async function up(db: Db): Promise<void> {
     .addColumn('read_at', t.timestamp)
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('notifications_user_to_id_read_at_index').on('notifications').columns(['user_to_id', 'read_at']).execute();
+  await db.schema
+    .createIndex('notifications_user_to_id_read_at_index')
+    .on('notifications')
+    .columns(['user_to_id', 'read_at'])
+    .execute();
   await t
     .table(db.schema.createTable('auth_failures'))
     .addColumn('ip', 'varchar(64)', (c) => c.primaryKey())
@@ -34,5 +40,6 @@ export async function up(db: Db): Promise<void> {
 }
 
 export async function down(db: Db): Promise<void> {
-  for (const table of ['auth_failures', 'notifications', 'sessions']) await db.schema.dropTable(table).execute();
+  for (const table of ['auth_failures', 'notifications', 'sessions'])
+    await db.schema.dropTable(table).execute();
 }
