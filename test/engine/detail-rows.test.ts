@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
-import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';
-import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
+import { actingInUnit, type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 import { templatePayload } from '../helpers/seed.js';
@@ -193,26 +192,18 @@ describe('SPEC 5.1.3 unit-bound detail rows: the caller unit only', () => {
       unit_id: 2,
       status: 'failed',
     });
-    // Stands in for the auth middleware: every request acts in unit 1.
-    const middleware = new MiddlewareRegistry().define('fx.unit-1', () => async (request) => {
-      request.svc = {
-        mode: 'bearer',
-        scope: { userId: null, unitId: 1, tenantId: null },
-        user: {},
-        data: database,
-      };
-    });
+    const { registry, middleware } = actingInUnit(database, 1);
     fixture = await startFixtureApp(
       database,
       [
         {
           path: '/api/fx-logged',
           resource: logged,
-          middleware: { read: ['fx.unit-1'], write: ['fx.unit-1'] },
+          middleware,
         },
       ],
       {},
-      middleware,
+      registry,
     );
   });
   after(async () => {

@@ -3,9 +3,8 @@
 // unit-bound row of another unit neither exists for the caller nor takes a value from it).
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
-import { MiddlewareRegistry } from '../../src/kernel/middleware.js';
 import { defineEntity } from '../../src/model/entity.js';
-import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
+import { actingInUnit, type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 import { templatePayload } from '../helpers/seed.js';
@@ -74,16 +73,7 @@ describe('SPEC 4.4 exists and unique lookups', () => {
       status: 'failed',
       message: 'theirs',
     });
-    // Stands in for the auth middleware: every request acts in unit 1.
-    const middleware = new MiddlewareRegistry().define('fx.unit-1', () => async (request) => {
-      request.svc = {
-        mode: 'bearer',
-        scope: { userId: null, unitId: 1, tenantId: null },
-        user: {},
-        data: database,
-      };
-    });
-    const inUnit1 = { read: ['fx.unit-1'], write: ['fx.unit-1'] };
+    const { registry, middleware: inUnit1 } = actingInUnit(database, 1);
     fixture = await startFixtureApp(
       database,
       [
@@ -91,7 +81,7 @@ describe('SPEC 4.4 exists and unique lookups', () => {
         { path: '/api/fx-notes', resource: defineResource({ model: fxNote }), middleware: inUnit1 },
       ],
       {},
-      middleware,
+      registry,
     );
   });
   after(async () => {

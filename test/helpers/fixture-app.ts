@@ -50,3 +50,23 @@ export async function startFixtureApp(
   };
   return fixture;
 }
+
+/**
+ * Stands in for the auth middleware: a registry whose `fx.unit-<id>` middleware makes every
+ * request act in that unit, with no user, on `database`; and the route setting that uses it.
+ */
+export function actingInUnit(
+  database: Database,
+  unitId: number,
+): { registry: MiddlewareRegistry; middleware: { read: string[]; write: string[] } } {
+  const name = `fx.unit-${unitId}`;
+  const registry = new MiddlewareRegistry().define(name, () => async (request) => {
+    request.svc = {
+      mode: 'bearer',
+      scope: { userId: null, unitId, tenantId: null },
+      user: {},
+      data: database,
+    };
+  });
+  return { registry, middleware: { read: [name], write: [name] } };
+}
