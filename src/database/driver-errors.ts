@@ -14,10 +14,10 @@ export type ValueSource = 'record' | 'filters';
 
 export function driverError(
   error: unknown,
-  adapters: DialectAdapter | readonly DialectAdapter[],
+  adapters: readonly DialectAdapter[],
   source: ValueSource,
 ): HttpError | null {
-  for (const adapter of Array.isArray(adapters) ? adapters : [adapters as DialectAdapter]) {
+  for (const adapter of adapters) {
     const known = adapter.translateError(error);
     if (!known) continue;
     switch (known.kind) {

@@ -22,7 +22,6 @@ function fromFramework(
       return errors.bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType(mediaTypeOf(request));
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.malformedJson();
   }

@@ -30,9 +30,14 @@ const bindsTenant = (entity: Entity, scope: Scope) =>
  * key. Only a unit-bound entity makes the unit id matter, only a tenant-bound one the tenant id.
  */
 export function scopeKey(entities: Entity | readonly Entity[], scope: Scope): string {
-  const list = Array.isArray(entities) ? entities : [entities as Entity];
-  const unit = list.some((entity) => bindsUnit(entity, scope));
-  const tenant = list.some((entity) => bindsTenant(entity, scope));
+  // Per statement on every request: a single entity is checked without a list.
+  const single = !Array.isArray(entities);
+  const list = entities as readonly Entity[];
+  const one = entities as Entity;
+  const unit = single ? bindsUnit(one, scope) : list.some((entity) => bindsUnit(entity, scope));
+  const tenant = single
+    ? bindsTenant(one, scope)
+    : list.some((entity) => bindsTenant(entity, scope));
   return (unit ? `u${scope.unitId}` : '') + (tenant ? `t${scope.tenantId}` : '');
 }
 

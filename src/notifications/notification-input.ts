@@ -2,15 +2,10 @@
 // engine's Laravel-worded validator, then normalised into what is stored: one recipient list
 // without repeats, the sender, the type, `data` (display fields plus extras) and the action.
 
-import {
-  type Lookup,
-  parseRules,
-  type RuleSet,
-  type ValidationUnit,
-  validateAll,
-} from '../engine/validation/validator.js';
+import { type Lookup, type ValidationUnit, validateAll } from '../engine/validation/validator.js';
 import type { ErrorBag } from '../errors.js';
 import { errors } from '../errors.js';
+import { parseRules, type RuleSet } from '../model/rules.js';
 import {
   LEVELS,
   type Level,

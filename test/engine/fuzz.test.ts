@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import qs from 'qs';
 import { assertJson, httpRequest, JSON_TYPE, type Reply } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
-import { type Cells, holds } from '../helpers/template-model.js';
+import { type Cells, holds, OPERATORS } from '../helpers/template-model.js';
 import { insertTemplate, snapshot } from '../helpers/templates.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -151,7 +151,6 @@ const WORDS = [
   'Zeta',
 ];
 const PATTERN_CHARS = ['a', 'A', 'l', 'p', 'h', 'e', 'é', 'É', 'b', ' ', 'c', 'o', 'x', '2', 'Z'];
-const OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'in', 'not in', 'null'];
 
 function assertAnswered(reply: Reply): void {
   assert.ok(

@@ -20,7 +20,7 @@ import qs from 'qs';
 import { assertJson, httpRequest, type Reply } from '../helpers/http.js';
 import { insertRow } from '../helpers/rows.js';
 import { seedGroups, seedUsers } from '../helpers/seed.js';
-import { type Cell, holds, sortRows } from '../helpers/template-model.js';
+import { type Cell, holds, OPERATORS, type Operator, sortRows } from '../helpers/template-model.js';
 import { creatorOf, type DetailRow, type TemplateRecord } from '../helpers/templates.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -32,20 +32,6 @@ const REPLAY_PATH = process.env.MODEL_PATH;
 
 const SEARCHABLE = ['title', 'code', 'database_name', 'active', 'created_by'] as const;
 const SORTABLE = ['title', 'code', 'created_at', 'updated_at'] as const;
-const OPERATORS = [
-  '=',
-  '!=',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  'like',
-  'not like',
-  'in',
-  'not in',
-  'null',
-] as const;
-type Operator = (typeof OPERATORS)[number];
 
 // Values: case variants, trailing spaces (PAD SPACE on MariaDB), wildcards as data, digits
 // (compared as text), non-ASCII, U+FB00 and U+1F642 (code point order differs from UTF-16's).

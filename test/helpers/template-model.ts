@@ -5,6 +5,22 @@
 // src/database/migrations/column-types.ts); MariaDB/MySQL also pad with spaces (PAD SPACE).
 import { testEngine } from './engines.js';
 
+/** The filter operators of DESIGN.md 3.5. */
+export const OPERATORS = [
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'like',
+  'not like',
+  'in',
+  'not in',
+  'null',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
 export type Cell = string | number | null;
 export type Cells = Record<string, Cell>;
 

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  type ErrorBag,
-  type Lookup,
-  type RuleSet,
-  validateAll,
-} from '../../src/engine/validation/validator.js';
+import { type ErrorBag, type Lookup, validateAll } from '../../src/engine/validation/validator.js';
 import { summaryMessage } from '../../src/errors.js';
-import { parseRules } from '../../src/model/rules.js';
+import { parseRules, type RuleSet } from '../../src/model/rules.js';
 import { attributeName } from '../../src/support/attribute-name.js';
 
 type Row = Record<string, unknown>;

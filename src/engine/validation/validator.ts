@@ -7,9 +7,6 @@ import type { DbRule, FieldRules, ParsedRuleSet, PureRule } from '../../model/ru
 import { attributeName } from '../../support/attribute-name.js';
 import { messageFor, requiredMessage, type SizeType } from './messages.js';
 
-export type { ParsedRuleSet, RuleSet } from '../../model/rules.js';
-export { parseRules } from '../../model/rules.js';
-
 export interface ValidationUnit {
   data: Record<string, unknown>;
   rules: ParsedRuleSet;
