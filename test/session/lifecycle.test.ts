@@ -46,7 +46,7 @@ describe('session mode: login, session, logout', () => {
   });
   after(() => server.close());
 
-  it('answers a login with {user, unit, csrf_token}, the token also in the readable XSRF-TOKEN cookie', async () => {
+  it('answers a login with {user, unit, units, csrf_token}, the token also in the readable XSRF-TOKEN cookie', async () => {
     const client = new SessionClient(server.url);
     const reply = await client.login();
     assertJson(reply, 200);
@@ -55,6 +55,7 @@ describe('session mode: login, session, logout', () => {
     assert.deepStrictEqual(reply.body, {
       user: admin,
       unit: { id: 1, name: 'Main' },
+      units: [{ id: 1, name: 'Main' }],
       csrf_token: token,
     });
     assert.equal(decodeURIComponent(client.cookie(XSRF_COOKIE) ?? ''), token);
@@ -103,7 +104,7 @@ describe('session mode: login, session, logout', () => {
     assert.ok((await sessionKeys(server)).includes(createHash('sha256').update(id).digest('hex')));
   });
 
-  it('answers GET /app/session with the user, the unit and a CSRF token', async () => {
+  it('answers GET /app/session with the user, the unit, the units to switch to and a CSRF token', async () => {
     const client = await signedIn(server.url);
     const reply = await client.get('/app/session');
     assertJson(reply, 200);
@@ -111,6 +112,7 @@ describe('session mode: login, session, logout', () => {
     assert.deepStrictEqual(reply.body, {
       user: admin,
       unit: { id: 1, name: 'Main' },
+      units: [{ id: 1, name: 'Main' }],
       csrf_token: reply.body.csrf_token,
     });
   });

@@ -58,6 +58,17 @@ describe('session mode: switching units', () => {
     assert.deepStrictEqual(await ids(fresh), logsOfMain);
   });
 
+  it('lists the units the session can switch to (the user’s, in link order), not another’s', async () => {
+    const client = await signedIn(server.url);
+    const expected = [
+      { id: 1, name: 'Main' },
+      { id: second, name: 'Second' },
+    ];
+    assert.deepStrictEqual((await client.get('/app/session')).body.units, expected);
+    const switched = await client.post('/app/session/unit', { unit_id: second });
+    assert.deepStrictEqual(switched.body.units, expected);
+  });
+
   it('switches to another unit of the user and then lists only that unit’s logs', async () => {
     const client = await signedIn(server.url);
     const switched = await client.post('/app/session/unit', { unit_id: second });

@@ -28,11 +28,12 @@ function field(body: unknown, name: string): unknown {
     : undefined;
 }
 
-/** `{user, unit, csrf_token}` of the request's session. */
+/** `{user, unit, units, csrf_token}` of the request's session. */
 function describe(
   request: FastifyRequest,
   sessions: SessionAuth,
-  unit?: { id: number; name: string },
+  units: readonly UnitChoice[],
+  unit?: UnitChoice,
 ) {
   const state = request.svc;
   return {
@@ -42,8 +43,15 @@ function describe(
       (state?.scope.unitId != null
         ? { id: state.scope.unitId, name: state.unitName ?? null }
         : null),
+    units,
     csrf_token: sessions.csrfToken(request),
   };
+}
+
+/** A unit the session can switch to, as the answers list them (the admin's unit switcher). */
+interface UnitChoice {
+  readonly id: number;
+  readonly name: string;
 }
 
 export function registerSessionRoutes(app: FastifyInstance, options: SessionRouteOptions): void {
@@ -80,6 +88,14 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
       company: unit.found_company_id == null ? null : { active: unit.company_active },
       linked: true,
     });
+  /** The units a session of the user can act in, in link order: the unit switcher's choices. */
+  const choices = (
+    user: { active?: unknown } | null,
+    units: Awaited<ReturnType<typeof unitsOf>>,
+  ): UnitChoice[] =>
+    units.filter((u) => usable(user, u)).map((u) => ({ id: Number(u.id), name: String(u.name) }));
+  const choicesOf = async (request: FastifyRequest) =>
+    choices(request.svc?.user ?? null, await unitsOf(request.svc?.scope.userId ?? -1));
 
   app.post('/app/login', async (request, reply) => {
     if (await limiter.blocked(request.ip)) throw errors.tooManyAttempts();
@@ -121,6 +137,7 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     return {
       user: userRecord(record),
       unit: { id: Number(unit.id), name: unit.name },
+      units: choices(user, units),
       csrf_token: csrfToken,
     };
   });
@@ -131,7 +148,7 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
   });
 
   app.get('/app/session', { preHandler: authenticated }, async (request) =>
-    describe(request, sessions),
+    describe(request, sessions, await choicesOf(request)),
   );
 
   app.post('/app/session/unit', { preHandler: authenticated }, async (request) => {
@@ -143,15 +160,17 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
           ? Number(raw)
           : null;
     if (unitId === null) throw errors.validation({ unit_id: ['The unit id field is required.'] });
-    const unit = (await unitsOf(request.svc?.scope.userId ?? -1)).find(
-      (u) => Number(u.id) === unitId,
-    );
+    const units = await unitsOf(request.svc?.scope.userId ?? -1);
+    const unit = units.find((u) => Number(u.id) === unitId);
     if (!unit) throw errors.unauthorized();
     // A unit the session could not act in (inactive, or its company inactive or gone) would be
     // accepted here and then refuse every request of the session, the switch back and logout
     // included; refuse it up front like a unit not of the user.
     if (!usable(request.svc?.user ?? null, unit)) throw errors.unauthorized();
     await sessions.switchUnit(request, unitId);
-    return describe(request, sessions, { id: Number(unit.id), name: String(unit.name) });
+    return describe(request, sessions, choices(request.svc?.user ?? null, units), {
+      id: Number(unit.id),
+      name: String(unit.name),
+    });
   });
 }
