@@ -246,6 +246,26 @@ module.exports = {
       to: { path: CLI },
     },
 
+    // The admin front end (web/) is a browser program of its own: it shares one file of the
+    // service, the metadata types it renders from, and the service never imports it.
+    {
+      name: 'web-imports-only-metadata-types',
+      comment:
+        'web/ -> src/ beyond src/engine/description/metadata-types.ts: the admin front end ' +
+        'talks to the service over HTTP only; the one shared file is the shape of GET ' +
+        '/app/resources, imported type-only.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/engine/description/metadata-types[.]ts$' },
+    },
+    {
+      name: 'src-not-to-web',
+      comment: 'src/ -> web/: the service serves the built front end (dist/web), never its source.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^web/' },
+    },
+
     // Drivers: only the dialects know which engine runs; only realtime speaks WebSocket; only
     // the kernel's shared Redis opens ioredis.
     driver(

@@ -1,5 +1,5 @@
 // npm run lint [-- --fix]: Biome (format, import order, lint rules of biome.jsonc) on the tree,
-// then dependency-cruiser (layers, file cycles, drivers of .dependency-cruiser.cjs) on src/.
+// then dependency-cruiser (layers, file cycles, drivers of .dependency-cruiser.cjs) on src/ and web/.
 //   npm run lint                 checks only; fails on any finding of either
 //   npm run lint -- --fix        formats, sorts imports and applies Biome's safe fixes, then checks
 // (Biome's unsafe fixes are left to a person: removing an unused first import also removes the
@@ -41,7 +41,7 @@ if (fix) {
   if (!biome)
     run('biome', ['lint', '.', '--error-on-warnings', '--max-diagnostics=5'], { quiet: true });
 }
-const layers = run('depcruise', ['src', '--config', '.dependency-cruiser.cjs']);
+const layers = run('depcruise', ['src', 'web', '--config', '.dependency-cruiser.cjs']);
 
 if (!biome) {
   console.error(

@@ -16,6 +16,7 @@ import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
+import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
 import { buildApp } from './http/build-app.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { MiddlewareRegistry } from './kernel/middleware.js';
@@ -159,6 +160,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
     routes(app) {
       registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
+      registerAdminRoutes(app, { root: DEFAULT_ADMIN_ROOT });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, {
         system: database,

@@ -1,0 +1,129 @@
+// The app: who is signed in, which screen the address names, and the shell around it. An
+// expired session (any 401) leads to /admin/login?next=<where the person was>, and back there
+// after signing in.
+import { useEffect, useState } from 'preact/hooks';
+import type { ResourcesAnswer } from '../../src/engine/description/metadata-types.js';
+import { ConfirmDialog } from './components/confirm-dialog.js';
+import { Shell } from './components/shell.js';
+import { ApiError, get, onUnauthenticated, setCsrfToken } from './lib/api.js';
+import {
+  BASE,
+  navigate,
+  type Place,
+  resolvePending,
+  useLocation,
+  usePendingNavigation,
+} from './lib/router.js';
+import { AppContext, type AppState, isAdmin, type Session } from './lib/session.js';
+import { FormScreen } from './screens/form-screen.js';
+import { HomeScreen } from './screens/home-screen.js';
+import { ListScreen } from './screens/list-screen.js';
+import { LoginScreen } from './screens/login-screen.js';
+import { NotFound } from './screens/not-found.js';
+import { NotificationsScreen } from './screens/notifications-screen.js';
+import { TokensScreen } from './screens/tokens-screen.js';
+
+const LOGIN = `${BASE}/login`;
+
+/** Where to go after signing in: an in-app address only (never another site). */
+function nextOf(place: Place): string {
+  const next = place.search.get('next') ?? '';
+  return next.startsWith(`${BASE}/`) && !next.startsWith(LOGIN) ? next : `${BASE}/`;
+}
+
+function Screen({ place, session }: { place: Place; session: Session }) {
+  const parts = place.path.slice(BASE.length).split('/').filter(Boolean).map(decodeURIComponent);
+  const [first, resource, id, ...rest] = parts;
+  if (parts.length === 0) return <HomeScreen />;
+  if (first === 'r' && resource && rest.length === 0) {
+    if (id === undefined) return <ListScreen key={resource} name={resource} />;
+    return <FormScreen key={`${resource}/${id}`} name={resource} id={id === 'new' ? null : id} />;
+  }
+  if (first === 'tokens' && parts.length === 1 && isAdmin(session)) return <TokensScreen />;
+  if (first === 'notifications' && parts.length === 1) return <NotificationsScreen />;
+  return <NotFound />;
+}
+
+function LeaveDialog() {
+  const pending = usePendingNavigation();
+  return (
+    <ConfirmDialog
+      open={pending}
+      title="Leave without saving?"
+      action="Leave"
+      danger
+      onConfirm={() => resolvePending(true)}
+      onCancel={() => resolvePending(false)}
+    >
+      <p>Your changes on this screen have not been saved.</p>
+    </ConfirmDialog>
+  );
+}
+
+export function App() {
+  const place = useLocation();
+  // undefined: not known yet; null: signed out.
+  const [session, setSessionState] = useState<Session | null | undefined>(undefined);
+  const [resources, setResources] = useState<AppState['resources']>(null);
+  const [resourcesError, setResourcesError] = useState<string | null>(null);
+
+  const setSession = (next: Session | null) => {
+    setCsrfToken(next?.csrf_token ?? null);
+    setSessionState(next);
+  };
+
+  useEffect(() => {
+    onUnauthenticated(() => {
+      setSession(null);
+      const here = location.pathname + location.search;
+      if (!here.startsWith(LOGIN))
+        navigate(`${LOGIN}?next=${encodeURIComponent(here)}`, { replace: true, force: true });
+    });
+    get<Session>('/app/session').then(setSession, () => setSession(null));
+  }, []);
+
+  const unitId = session?.unit.id;
+  useEffect(() => {
+    if (unitId === undefined) return;
+    setResources(null);
+    setResourcesError(null);
+    get<ResourcesAnswer>('/app/resources').then(
+      (answer) => setResources(answer.data),
+      (error: unknown) => {
+        setResources([]);
+        setResourcesError(
+          error instanceof ApiError ? error.message : 'The resources could not be read.',
+        );
+      },
+    );
+  }, [unitId]);
+
+  const onLogin = place.path === LOGIN;
+  useEffect(() => {
+    if (session === null && !onLogin)
+      navigate(`${LOGIN}?next=${encodeURIComponent(place.href)}`, { replace: true, force: true });
+    if (session && onLogin) navigate(nextOf(place), { replace: true, force: true });
+  }, [session, onLogin]);
+
+  if (onLogin || session === null) {
+    return session === null && onLogin ? (
+      <LoginScreen onSignedIn={(signedIn) => setSession(signedIn)} />
+    ) : null;
+  }
+  if (session === undefined)
+    return (
+      <p class="loading" role="status">
+        Loading…
+      </p>
+    );
+
+  const state: AppState = { session, resources, resourcesError, setSession };
+  return (
+    <AppContext.Provider value={state}>
+      <Shell>
+        <Screen key={session.unit.id} place={place} session={session} />
+      </Shell>
+      <LeaveDialog />
+    </AppContext.Provider>
+  );
+}

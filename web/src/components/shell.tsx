@@ -1,0 +1,120 @@
+// The frame of every signed-in screen: navigation to the resources the user may list (from the
+// metadata's `allowed`), Tokens for admins, Notifications; the unit switcher, the bell, the
+// user's name and Sign out.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { ApiError, post } from '../lib/api.js';
+import { BASE, Link, useLocation } from '../lib/router.js';
+import { isAdmin, type Session, useApp } from '../lib/session.js';
+import { NotificationBell } from './notification-bell.js';
+
+interface NavItem {
+  readonly href: string;
+  readonly label: string;
+}
+
+function UnitSwitcher() {
+  const { session, setSession } = useApp();
+  const units = session.units ?? [session.unit];
+  if (units.length < 2) return <span class="unit-name">{session.unit.name}</span>;
+  return (
+    <label class="unit-switcher">
+      <span>Unit</span>
+      <select
+        value={String(session.unit.id)}
+        onChange={async (event) => {
+          const select = event.currentTarget;
+          try {
+            setSession(await post<Session>('/app/session/unit', { unit_id: Number(select.value) }));
+          } catch (error) {
+            select.value = String(session.unit.id);
+            alert(error instanceof ApiError ? error.message : 'The unit could not be switched.');
+          }
+        }}
+      >
+        {units.map((unit) => (
+          <option key={unit.id} value={String(unit.id)}>
+            {unit.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function Shell({ children }: { children: ComponentChildren }) {
+  const { session, resources, resourcesError } = useApp();
+  const place = useLocation();
+  const main = useRef<HTMLElement>(null);
+
+  // A new screen: focus its heading, so a screen reader announces it and Tab starts there.
+  const path = place.path;
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const heading = main.current?.querySelector<HTMLElement>('h1');
+    heading?.focus();
+    window.scrollTo(0, 0);
+  }, [path]);
+
+  const items: NavItem[] = [
+    ...(resources ?? [])
+      .filter((r) => r.allowed.includes('list'))
+      .map((r) => ({ href: `${BASE}/r/${r.name}`, label: r.label })),
+    ...(isAdmin(session) ? [{ href: `${BASE}/tokens`, label: 'Tokens' }] : []),
+    { href: `${BASE}/notifications`, label: 'Notifications' },
+  ];
+  const current = (href: string) => path === href || path.startsWith(`${href}/`);
+
+  const signOut = async () => {
+    try {
+      await post('/app/logout');
+    } catch {
+      // Already signed out: the sign-in page is where we go either way.
+    }
+    location.assign(`${BASE}/login`);
+  };
+
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link href={`${BASE}/`} class="brand">
+          svc admin
+        </Link>
+        <nav aria-label="Main" class="nav">
+          <ul>
+            {items.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="account">
+          <UnitSwitcher />
+          <NotificationBell />
+          <span class="user-name">{session.user.name}</span>
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>
+        {resourcesError ? (
+          <p role="alert" class="alert">
+            The resources could not be read: {resourcesError}
+          </p>
+        ) : null}
+        {children}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+// The one way the admin talks to svc: JSON over fetch with the session cookie, the CSRF token on
+// every write, and two rules for the whole app: a 401 means the session is gone (sign in again,
+// then come back), a 419 means the CSRF token is stale (fetch the session's, retry once).
+
+/** A failed answer: its status, its JSON body and the message to show. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody | null,
+  ) {
+    super(messageOf(status, body));
+  }
+
+  /** The 422's errors by path (`title`, `groups.1.group_id`). */
+  get errors(): Record<string, string[]> {
+    return this.status === 422 && this.body?.errors ? this.body.errors : {};
+  }
+}
+
+export interface ErrorBody {
+  readonly message?: string;
+  readonly error?: string;
+  readonly errors?: Record<string, string[]>;
+}
+
+function messageOf(status: number, body: ErrorBody | null): string {
+  return body?.message ?? body?.error ?? `The service answered ${status}.`;
+}
+
+let csrfToken: string | null = null;
+let unauthenticated: () => void = () => {};
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+export function getCsrfToken(): string | null {
+  return csrfToken;
+}
+
+/** What to do when any request answers 401 (the app sends the user to sign in). */
+export function onUnauthenticated(handler: () => void): void {
+  unauthenticated = handler;
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+async function send(method: string, path: string, body: unknown): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (WRITES.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
+  return fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+async function parse(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response = await send(method, path, body);
+  if (response.status === 419) {
+    const session = await send('GET', '/app/session', undefined);
+    if (session.ok) {
+      setCsrfToken(((await parse(session)) as { csrf_token?: string } | null)?.csrf_token ?? null);
+      response = await send(method, path, body);
+    }
+  }
+  const data = await parse(response);
+  if (response.status === 401 && path !== '/app/login') unauthenticated();
+  if (!response.ok) throw new ApiError(response.status, data as ErrorBody | null);
+  return data as T;
+}
+
+export const get = <T>(path: string) => api<T>('GET', path);
+export const post = <T>(path: string, body?: unknown) => api<T>('POST', path, body ?? {});
+export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
+export const del = <T>(path: string) => api<T>('DELETE', path);
+
+/** A query string from a plain object, leaving out empty values. */
+export function query(params: Record<string, string | number | null | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    if (value !== null && value !== undefined && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}

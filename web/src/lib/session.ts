@@ -1,0 +1,51 @@
+// The signed-in session as GET /app/session and POST /app/login answer it, and what the screens
+// share: the session and the resources' metadata (GET /app/resources).
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+
+export interface UnitChoice {
+  readonly id: number;
+  readonly name: string;
+}
+
+export interface SessionUser {
+  readonly id: number;
+  readonly login: string;
+  readonly name: string;
+  readonly email: string | null;
+  readonly admin: string;
+}
+
+export interface Session {
+  readonly user: SessionUser;
+  readonly unit: UnitChoice;
+  /** The units the session can switch to (older servers: absent). */
+  readonly units?: readonly UnitChoice[];
+  readonly csrf_token: string;
+}
+
+export interface AppState {
+  readonly session: Session;
+  /** null while loading; the resources the caller may see. */
+  readonly resources: readonly ResourceMeta[] | null;
+  /** Why the metadata could not be read, if it could not. */
+  readonly resourcesError: string | null;
+  readonly setSession: (session: Session) => void;
+}
+
+export const AppContext = createContext<AppState | null>(null);
+
+export function useApp(): AppState {
+  const state = useContext(AppContext);
+  if (!state) throw new Error('useApp outside the signed-in shell');
+  return state;
+}
+
+export function useResource(name: string): ResourceMeta | null | undefined {
+  const { resources } = useApp();
+  if (resources === null) return undefined;
+  return resources.find((r) => r.name === name) ?? null;
+}
+
+export const isAdmin = (session: Session) => session.user.admin === 'Y';

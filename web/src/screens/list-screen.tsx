@@ -1,0 +1,3 @@
+export function ListScreen(_props: Record<string, unknown>) {
+  return <h1 tabIndex={-1}>ListScreen</h1>;
+}

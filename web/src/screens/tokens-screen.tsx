@@ -1,0 +1,3 @@
+export function TokensScreen(_props: Record<string, unknown>) {
+  return <h1 tabIndex={-1}>TokensScreen</h1>;
+}
