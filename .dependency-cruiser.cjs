@@ -30,6 +30,7 @@ const DRIVER = '^src/driver/';
 const NOTIFICATIONS = '^src/notifications/';
 const REALTIME = '^src/realtime/';
 const BROADCASTER = '^src/realtime/broadcaster[.]ts$';
+const OPENAPI = '^src/openapi/';
 const APP = '^src/app/';
 const HTTP = '^src/http/';
 const ROOT = '^src/(service|shared-state)[.]ts$';
@@ -48,6 +49,7 @@ const KNOWN = [
   DRIVER,
   NOTIFICATIONS,
   REALTIME,
+  OPENAPI,
   APP,
   HTTP,
   ROOT,
@@ -219,6 +221,14 @@ module.exports = {
         'notifications is handed to it by the composition root.',
     ),
 
+    onlyImports(
+      'openapi-imports-only-engine-kernel-and-below',
+      OPENAPI,
+      [...BELOW_FEATURES, OPENAPI],
+      'openapi/ -> a feature, app/, http/, cli/ or the composition root: the document is ' +
+        'generated from the engine\'s definitions and the route table it is handed; http/ ' +
+        'serves it.',
+    ),
     onlyImports(
       'app-imports-no-wiring',
       APP,

@@ -16,8 +16,10 @@ import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
+import type { ResourceRoute } from './engine/routes.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
 import { buildApp } from './http/build-app.js';
+import { registerDescriptionRoutes } from './http/description-routes.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { MiddlewareRegistry } from './kernel/middleware.js';
 import { notificationChannel } from './notifications/notification-event.js';
@@ -49,6 +51,8 @@ export interface ServiceOptions {
    * without migrating and skip the first-start bootstrap, which workers would otherwise race.
    */
   readonly prepared?: boolean;
+  /** The resource routes (default: the service's own, app/routes.ts); tests add fixtures. */
+  readonly resources?: readonly ResourceRoute[];
 }
 
 interface StartLog {
@@ -151,20 +155,22 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Made inside routes(app), which runs during buildApp: they need the app's log and server.
   let notifications: NotificationSender | undefined;
   let realtime: PusherServer | null = null;
+  const resources = options.resources ?? serviceRoutes;
   const app = await buildApp({
     unitDatabases: unitDatabases.databases(),
     config,
     database,
-    resources: serviceRoutes,
+    resources,
     middleware,
     cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
     routes(app) {
       registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
       registerAdminRoutes(app, { root: DEFAULT_ADMIN_ROOT });
+      registerDescriptionRoutes(app, { resources, database, authenticated });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, {
         system: database,
-        grantable: grantableAbilities(),
+        grantable: grantableAbilities(resources),
         authenticated,
       });
       const live = installRealtime(app, {

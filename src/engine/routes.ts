@@ -38,7 +38,7 @@ export interface RouteDependencies {
 
 const WRITES: ReadonlySet<Action> = new Set(['create', 'update', 'delete']);
 
-function defaultParameter(path: string): string {
+export function defaultParameter(path: string): string {
   const last = path.split('/').filter(Boolean).pop() ?? 'id';
   return last.replace(/-/g, '_').replace(/ies$/, 'y').replace(/s$/, '');
 }

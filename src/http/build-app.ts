@@ -2,21 +2,15 @@
 // composition root hands in.
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, {
-  type FastifyInstance,
-  type FastifyRequest,
-  type FastifyServerOptions,
-  LogController,
-} from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
-import type { EngineContext } from '../engine/context.js';
 import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
-import { errors } from '../errors.js';
 import type { MiddlewareRegistry } from '../kernel/middleware.js';
-import { NO_SCOPE } from '../model/scope.js';
+import { engineContextOf } from './engine-context.js';
 import { installErrorHandling } from './error-handler.js';
 import { parseQueryString } from './query-string.js';
+import { collectRoutes } from './route-catalog.js';
 import '../kernel/request-state.js';
 
 export interface AppOptions {
@@ -63,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       else parseJson(request, body, done);
     },
   );
+  collectRoutes(app);
   app.decorateRequest('svc', null);
   await app.register(fastifyCookie, {
     secret: options.cookieSecret ?? randomBytes(32).toString('hex'),
@@ -74,21 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adapters: [...new Set([database, ...(options.unitDatabases ?? [])].map((d) => d.adapter))],
   });
 
-  const context = (request: FastifyRequest): EngineContext => {
-    const state = request.svc;
-    if (!state)
-      return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
-    // Never the main database instead: that would show and change another database's data.
-    if ('unknownConnection' in state.data)
-      throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
-    return {
-      system: database,
-      data: state.data,
-      scope: state.scope,
-      user: state.user,
-      mode: state.mode,
-    };
-  };
+  const context = engineContextOf(database);
   const middleware = (spec: string) => options.middleware.resolve(spec);
   for (const route of options.resources)
     registerResourceRoutes(app, route, { context, middleware });

@@ -64,6 +64,10 @@ export interface EntityDefinition {
   /** Stamped with the acting user on create when the payload leaves it empty. */
   readonly ownerColumn?: string;
   readonly storage?: Storage;
+  /** Labels of fields where the default (labels.ts: `database_name` -> "Database name") is wrong. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** The columns that name a record to a person (a template's title; a user's name and login). */
+  readonly titleColumns?: readonly string[];
 }
 
 export interface Entity {
@@ -85,6 +89,9 @@ export interface Entity {
   readonly tenantColumn: string | null;
   readonly ownerColumn: string | null;
   readonly storage: Storage;
+  readonly labels: Readonly<Record<string, string>>;
+  /** The columns that name a record (pickers, headings); the key alone when none is declared. */
+  readonly titleColumns: readonly string[];
   /** Stored row -> JSON-ready record: casts applied, hidden columns left out. */
   serialize(row: Row): Row;
 }
@@ -105,6 +112,7 @@ export function defineEntity(def: EntityDefinition): Entity {
   check(def, columnSet.has(primaryKey), `primary key "${primaryKey}" is not a declared column`);
   known(def.fillable, 'fillable column');
   known(def.hidden ?? [], 'hidden column');
+  known(def.titleColumns ?? [], 'title column');
   known(Object.keys(def.casts ?? {}), 'cast column');
   for (const column of [def.unitColumn, def.tenantColumn, def.ownerColumn])
     if (column) known([column], 'scope column');
@@ -154,6 +162,8 @@ export function defineEntity(def: EntityDefinition): Entity {
     tenantColumn: def.tenantColumn ?? null,
     ownerColumn: def.ownerColumn ?? null,
     storage: def.storage ?? 'system',
+    labels: { ...(def.labels ?? {}) },
+    titleColumns: [...(def.titleColumns ?? [primaryKey])],
     serialize,
   });
   const previous = registry.get(def.name);

@@ -10,6 +10,7 @@ export const importTemplateGroup = defineEntity({
   columns: ['id', 'template_id', 'group_id'],
   casts: { id: 'integer', template_id: 'integer', group_id: 'integer' },
   fillable: ['group_id'],
+  labels: { group_id: 'Group' },
   rules: () => ({ group_id: ['required', 'integer', 'exists:groups,id'] }),
 });
 
@@ -20,6 +21,7 @@ export const importTemplateUser = defineEntity({
   columns: ['id', 'template_id', 'user_id'],
   casts: { id: 'integer', template_id: 'integer', user_id: 'integer' },
   fillable: ['user_id'],
+  labels: { user_id: 'User' },
   rules: () => ({ user_id: ['required', 'integer', 'exists:users,id'] }),
 });
 
@@ -48,6 +50,7 @@ export const importTemplateLog = defineEntity({
   fillable: ['template_id', 'status', 'message', 'rows_total', 'rows_failed'],
   timestamps: { createdAt: 'created_at', updatedAt: null },
   unitColumn: 'unit_id',
+  labels: { template_id: 'Template', unit_id: 'Unit' },
   rules: () => ({
     template_id: ['required', 'integer', 'exists:import_templates,id'],
     status: ['required', 'in:queued,running,succeeded,failed'],
@@ -88,6 +91,7 @@ export const importTemplate = defineEntity({
     'created_by',
   ],
   ownerColumn: 'created_by',
+  titleColumns: ['title'],
   relations: {
     creator: belongsTo(() => user, 'created_by', { columns: ['id', 'login', 'name'] }),
     groups: hasMany(() => importTemplateGroup, 'template_id'),

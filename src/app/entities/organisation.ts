@@ -8,6 +8,7 @@ export const company = defineEntity({
   columns: ['id', 'name', 'active', 'created_at', 'updated_at'],
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['name', 'active'],
+  titleColumns: ['name'],
   rules: () => ({ name: ['required', 'string', 'max:200'], active: ['nullable', 'in:Y,N'] }),
 });
 
@@ -17,6 +18,8 @@ export const unit = defineEntity({
   columns: ['id', 'name', 'company_id', 'connection', 'active', 'created_at', 'updated_at'],
   casts: { id: 'integer', company_id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['name', 'company_id', 'connection', 'active'],
+  labels: { company_id: 'Company' },
+  titleColumns: ['name'],
   relations: { company: belongsTo(() => company, 'company_id', { columns: ['id', 'name'] }) },
   rules: () => ({
     name: ['required', 'string', 'max:200'],
@@ -32,5 +35,6 @@ export const group = defineEntity({
   columns: ['id', 'name', 'created_at', 'updated_at'],
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['name'],
+  titleColumns: ['name'],
   rules: () => ({ name: ['required', 'string', 'max:200'] }),
 });

@@ -7,6 +7,7 @@ export const userUnit = defineEntity({
   columns: ['id', 'user_id', 'unit_id'],
   casts: { id: 'integer', user_id: 'integer', unit_id: 'integer' },
   fillable: ['unit_id'],
+  labels: { unit_id: 'Unit' },
   rules: () => ({ unit_id: ['required', 'integer', 'exists:units,id'] }),
 });
 
@@ -16,5 +17,6 @@ export const userGroup = defineEntity({
   columns: ['id', 'user_id', 'group_id'],
   casts: { id: 'integer', user_id: 'integer', group_id: 'integer' },
   fillable: ['group_id'],
+  labels: { group_id: 'Group' },
   rules: () => ({ group_id: ['required', 'integer', 'exists:groups,id'] }),
 });

@@ -21,6 +21,7 @@ export const user = defineEntity({
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['login', 'name', 'email', 'admin', 'active'],
   hidden: ['password_hash'],
+  titleColumns: ['name', 'login'],
   writeOnly: { password: async (value) => ({ password_hash: await hashPassword(String(value)) }) },
   relations: {
     units: hasMany(() => userUnit, 'user_id'),

@@ -8,6 +8,7 @@ import {
   type Action,
   type AuthorizationRequest,
   DEFAULTS,
+  type ProjectionEntry,
   type ResourceConfig,
   type Transformer,
 } from './resource-config.js';
@@ -36,6 +37,15 @@ export interface Resource {
   readonly details: ReadonlyMap<string, HasMany>;
   readonly index: Projector;
   readonly show: Projector;
+  /** The projection lists as configured (empty: the full record), for the API's description. */
+  readonly indexFields: readonly ProjectionEntry[];
+  readonly showFields: readonly ProjectionEntry[];
+  /** The fields a transformer post-processes (their answered type is the transformer's). */
+  transformedFields(): string[];
+  readonly label: string | null;
+  readonly singularLabel: string | null;
+  /** Field labels: the resource's over the entity's (metadata falls back to labels.ts). */
+  readonly labels: Readonly<Record<string, string>>;
   readonly authorize:
     | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
     | null;
@@ -156,6 +166,12 @@ export function defineResource(config: ResourceConfig): Resource {
     details,
     index: compileProjection(indexFields, primaryKey, hidden, transformers),
     show: compileProjection(showFields, primaryKey, hidden, transformers),
+    indexFields: [...indexFields],
+    showFields: [...showFields],
+    transformedFields: () => [...transformers.keys()],
+    label: config.label ?? null,
+    singularLabel: config.singularLabel ?? null,
+    labels: { ...entity.labels, ...(config.labels ?? {}) },
     authorize: config.authorize ?? null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);

@@ -36,6 +36,12 @@ export interface ResourceConfig {
   readonly maxPerPage?: number;
   readonly details?: readonly string[];
   readonly transformers?: Readonly<Record<string, Transformer>>;
+  /** Plural label (`Import templates`); default: from the route's path. */
+  readonly label?: string;
+  /** Singular label (`Import template`); default: from the route's id parameter. */
+  readonly singularLabel?: string;
+  /** Field labels for this resource, over the entity's own (`labels`) and the default. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** Optional authorization check: false answers 403 before the action runs. */
   readonly authorize?: (
     action: Action,

@@ -6,7 +6,8 @@ import type { ProjectionEntry, Transformer } from '../definition/resource-config
 
 export type Projector = (record: Row) => Row;
 
-interface Pick {
+/** One key of a projected record: the response key and the path it reads in the full record. */
+export interface Pick {
   readonly key: string;
   readonly path: readonly string[];
 }
@@ -39,6 +40,22 @@ export function projectionRoots(entries: readonly ProjectionEntry[]): string[] {
   return picksOf(entries).map((p) => p.path[0] ?? '');
 }
 
+/**
+ * The keys a non-empty projection answers, in order (SPEC.md 2.2 rules 2-5): hidden keys left
+ * out, the primary key first when the list does not name it. The OpenAPI document reads these.
+ */
+export function projectionPicks(
+  entries: readonly ProjectionEntry[],
+  primaryKey: string,
+  hidden: ReadonlySet<string>,
+): Pick[] {
+  const picks = picksOf(entries).filter((p) => !hidden.has(p.key));
+  if (!hidden.has(primaryKey) && !picks.some((p) => p.key === primaryKey)) {
+    picks.unshift({ key: primaryKey, path: [primaryKey] });
+  }
+  return picks;
+}
+
 export function compileProjection(
   entries: readonly ProjectionEntry[],
   primaryKey: string,
@@ -54,10 +71,7 @@ export function compileProjection(
     // size is read per call: addTransformer() may fill an empty map after set-up.
     return (record) => (transformers.size === 0 ? record : transform({ ...record }, record));
   }
-  const picks = picksOf(entries).filter((p) => !hidden.has(p.key));
-  if (!hidden.has(primaryKey) && !picks.some((p) => p.key === primaryKey)) {
-    picks.unshift({ key: primaryKey, path: [primaryKey] });
-  }
+  const picks = projectionPicks(entries, primaryKey, hidden);
   return (record) => {
     const out: Row = {};
     for (const pick of picks) out[pick.key] = valueAt(record, pick.path);

@@ -21,6 +21,21 @@ export type Operator =
   | 'null';
 type Scalar = string | number;
 
+/** Every operator, in the order DESIGN.md 3.5 lists them. */
+export const OPERATORS: readonly Operator[] = [
+  '=',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'like',
+  'not like',
+  'in',
+  'not in',
+  'null',
+];
+
 export type Filter =
   | { readonly column: string; readonly op: '=' | '!='; readonly operand: Scalar | null }
   | { readonly column: string; readonly op: '<' | '<=' | '>' | '>='; readonly operand: Scalar }
@@ -130,7 +145,8 @@ export function parseFilters(input: Input, searchable: ReadonlySet<string>): Fil
   return filters;
 }
 
-const NON_ASCII = /[\u0080-\uffff]/;
+/** Text holding characters beyond ASCII (engines whose plain LIKE folds ASCII only need to know). */
+export const NON_ASCII = /[\u0080-\uffff]/;
 const isUnicodePattern = (f: Filter) =>
   (f.op === 'like' || f.op === 'not like') && NON_ASCII.test(f.operand);
 

@@ -1,0 +1,68 @@
+// Lookup: records of a resource as a picker shows them, `{id, label}` from the entity's title
+// columns, found by text or by ids, within the caller's scope. Any session user may look up
+// (a non-admin picks a template's users and groups): it answers no column but the title ones.
+import { type Expression, type SqlBool, sql } from 'kysely';
+import { idOf } from '../../model/casts.js';
+import type { Row } from '../../model/entity.js';
+import { scopeConditions } from '../../model/scope.js';
+import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
+import type { Resource } from '../definition/define-resource.js';
+import type { LookupItem } from '../description/metadata-types.js';
+import { NON_ASCII } from '../query/filters.js';
+import type { Input } from '../query/input.js';
+
+export const LOOKUP_LIMIT = 20;
+const MAX_SEARCH_LENGTH = 200;
+
+/** `Administrator (admin)`: the first title column, the others in parentheses. */
+function labelOf(row: Row, columns: readonly string[]): string {
+  const [first, ...rest] = columns.map((c) => row[c]).filter((v) => v != null && v !== '');
+  const others = rest.length > 0 ? ` (${rest.join(', ')})` : '';
+  return `${String(first ?? '')}${others}`;
+}
+
+function idsOf(value: unknown): number[] | null {
+  if (typeof value !== 'string' && !Array.isArray(value)) return null;
+  const list = Array.isArray(value) ? value : value.split(',');
+  const ids = list.map(idOf).filter((id): id is number => id !== null);
+  return ids.slice(0, LOOKUP_LIMIT);
+}
+
+export async function lookup(
+  resource: Resource,
+  context: EngineContext,
+  input: Input,
+): Promise<LookupItem[]> {
+  const { entity, primaryKey } = resource;
+  const db = connectionsOf(context)[entity.storage];
+  const adapter = adapterFor(context, entity.storage);
+  const columns = [...new Set([primaryKey, ...entity.titleColumns])];
+  const where: Array<Expression<SqlBool>> = [...scopeConditions(entity, context.scope).where];
+  const ids = idsOf(input.ids);
+  if (ids !== null) {
+    if (ids.length === 0) return [];
+    where.push(sql<boolean>`${sql.ref(`${entity.table}.${primaryKey}`)} in (${sql.join(ids)})`);
+  } else {
+    const search = typeof input.search === 'string' ? input.search.slice(0, MAX_SEARCH_LENGTH) : '';
+    // PostgreSQL refuses a NUL character in text: such a search finds nothing, on every engine.
+    if (search.includes('\u0000')) return [];
+    if (search.trim() !== '') {
+      const pattern = sql.val(`%${search.trim()}%`);
+      const unicode = NON_ASCII.test(search);
+      const matches = entity.titleColumns.map((c) =>
+        adapter.likeInsensitive(`${entity.table}.${c}`, pattern, false, unicode),
+      );
+      where.push(sql<boolean>`(${sql.join(matches, sql` or `)})`);
+    }
+  }
+  const rows = (await where
+    .reduce((q, w) => q.where(w), db.selectFrom(entity.table).select(columns))
+    .orderBy(`${entity.table}.${entity.titleColumns[0] ?? primaryKey}`)
+    .orderBy(`${entity.table}.${primaryKey}`)
+    .limit(LOOKUP_LIMIT)
+    .execute()) as Row[];
+  return rows.map((row) => {
+    const record = entity.serialize(row);
+    return { id: record[primaryKey] as number, label: labelOf(record, entity.titleColumns) };
+  });
+}

@@ -1,0 +1,26 @@
+// The engine context of a request: the databases, scope and user the auth middleware set, or
+// the direct context (no user, no scope) when no middleware ran (fixture apps).
+import type { FastifyRequest } from 'fastify';
+import type { Database } from '../database/database.js';
+import type { EngineContext } from '../engine/context.js';
+import { errors } from '../errors.js';
+import { NO_SCOPE } from '../model/scope.js';
+import '../kernel/request-state.js';
+
+export function engineContextOf(database: Database): (request: FastifyRequest) => EngineContext {
+  return (request) => {
+    const state = request.svc;
+    if (!state)
+      return { system: database, data: database, scope: NO_SCOPE, user: null, mode: 'direct' };
+    // Never the main database instead: that would show and change another database's data.
+    if ('unknownConnection' in state.data)
+      throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
+    return {
+      system: database,
+      data: state.data,
+      scope: state.scope,
+      user: state.user,
+      mode: state.mode,
+    };
+  };
+}

@@ -1,0 +1,164 @@
+// The parts of the document every operation shares: security schemes, the error bodies of
+// SPEC.md 7 and DESIGN.md 3.5 (errors.ts makes them; these say their shape) and the list meta.
+import type { Schema } from './json-schema.js';
+
+const text = { type: 'string' };
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+
+export const SESSION_COOKIE = 'svc_session';
+
+export const securitySchemes = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API token (`svc_api_...`) issued with `npx svc token:create` or on the Tokens screen. It carries one user and one unit; operations list the abilities it needs (also in `x-abilities`).',
+  },
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: 'The session cookie that `POST /app/login` sets (the admin front end).',
+  },
+  driverSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Svc-Signature',
+    description:
+      'The signed-request driver: an HMAC-SHA256 of the request with REST_DRIVER_SECRET, with `X-Svc-Timestamp` and `X-Svc-Nonce` (README "Signed-request driver").',
+  },
+  csrf: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-CSRF-TOKEN',
+    description:
+      'In session mode, every write (POST, PUT, PATCH, DELETE) sends the `csrf_token` of the login or session answer here (or `X-XSRF-TOKEN` echoing the `XSRF-TOKEN` cookie).',
+  },
+};
+
+export const schemas: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    properties: { error: text },
+    required: ['error'],
+    additionalProperties: false,
+  },
+  Message: {
+    type: 'object',
+    properties: { message: text },
+    required: ['message'],
+    additionalProperties: false,
+  },
+  ValidationError: {
+    type: 'object',
+    description:
+      '`message` is the first error, with ` (and N more errors)` when there are more; `errors` maps each failing field (`title`, `groups.1.group_id`, `filters.title`) to its messages.',
+    properties: {
+      message: text,
+      errors: { type: 'object', additionalProperties: { type: 'array', items: text } },
+    },
+    required: ['message', 'errors'],
+    additionalProperties: false,
+  },
+  ServerError: {
+    type: 'object',
+    description: 'With APP_DEBUG=true the exception and its stack trace are added.',
+    properties: { message: text, exception: text, trace: { type: 'array', items: text } },
+    required: ['message'],
+    additionalProperties: false,
+  },
+  ListMeta: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer', minimum: 0 },
+      per_page: { type: 'integer', minimum: 1 },
+      current_page: { type: 'integer', minimum: 1 },
+      last_page: { type: 'integer', minimum: 1 },
+    },
+    required: ['total', 'per_page', 'current_page', 'last_page'],
+    additionalProperties: false,
+  },
+};
+
+const retryAfter = (seconds: string) => ({
+  'Retry-After': {
+    description: `Seconds to wait before retrying (${seconds}).`,
+    required: true,
+    schema: { type: 'string' },
+  },
+});
+
+export const responses = {
+  BadRequest: {
+    description: 'The body is not valid JSON, or the request is malformed.',
+    content: json(ref('Message')),
+  },
+  Unauthenticated: {
+    description:
+      'No valid credential. Bearer mode and requests with no credential: `{error}` with `WWW-Authenticate: Bearer`; a missing or expired session on `/app/*`: `{message: "Unauthenticated."}`.',
+    headers: {
+      'WWW-Authenticate': {
+        description: '`Bearer`, on bearer-mode answers.',
+        schema: { type: 'string' },
+      },
+    },
+    content: json({ anyOf: [ref('Error'), ref('Message')] }),
+  },
+  Forbidden: {
+    description:
+      'Bearer mode: the token lacks an ability (`{error: "Missing ability: <name>"}`) or its user, unit or company is inactive or gone (`{error}`). Both modes: the resource refuses the action (`{message: "This action is unauthorized."}`, e.g. a non-admin on the administration resources).',
+    content: json({ anyOf: [ref('Error'), ref('Message')] }),
+  },
+  NotFound: {
+    description:
+      '`{error: "Resource not found"}`: no record has this id (or it is outside the caller\'s unit or company).',
+    content: json(ref('Error')),
+  },
+  PayloadTooLarge: {
+    description: 'The body is larger than BODY_LIMIT (1 MiB by default).',
+    content: json(ref('Message')),
+  },
+  UnsupportedMediaType: {
+    description: 'The body is not `application/json`.',
+    content: json(ref('Message')),
+  },
+  CsrfMismatch: {
+    description: 'Session mode: a write without a valid `X-CSRF-TOKEN` header.',
+    content: json(ref('Message')),
+  },
+  ValidationFailed: {
+    description: 'The input is invalid; nothing was saved.',
+    content: json(ref('ValidationError')),
+  },
+  TooManyRequests: {
+    description:
+      'This address had 20 failed authentications within 600 seconds: `{error: "Too many requests. Try again later."}`.',
+    headers: retryAfter('600'),
+    content: json(ref('Error')),
+  },
+  ServerError: {
+    description: 'An unhandled failure (never an HTML page).',
+    content: json(ref('ServerError')),
+  },
+  ServiceUnavailable: {
+    description:
+      "The database is unavailable, did not answer in time, or the unit's database is not configured; the request changed nothing.",
+    headers: retryAfter('5'),
+    content: json(ref('Message')),
+  },
+};
+
+export type ErrorResponse = keyof typeof responses;
+
+/** `{'401': {$ref}, ...}` for the named shared responses. */
+export function errorResponses(
+  codes: Readonly<Record<string, ErrorResponse>>,
+): Record<string, { $ref: string }> {
+  const out: Record<string, { $ref: string }> = {};
+  for (const [status, name] of Object.entries(codes))
+    out[status] = { $ref: `#/components/responses/${name}` };
+  return out;
+}
+
+export { json, ref };

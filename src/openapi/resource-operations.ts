@@ -1,0 +1,391 @@
+// The operations of one resource route (SPEC.md 4.1: list, create, show, update, delete, HEAD
+// with GET), generated from its definition: parameters from the whitelists, item schemas from
+// the projections (engine/description/output-fields.ts), write bodies from the fillable fields
+// and rules, abilities from the route's middleware.
+
+import type { Resource } from '../engine/definition/define-resource.js';
+import type { Action } from '../engine/definition/resource-config.js';
+import { type OutputValue, outputFields } from '../engine/description/output-fields.js';
+import { parameterName, resourceLabels, routeActions } from '../engine/description/route-names.js';
+import { OPERATORS } from '../engine/query/filters.js';
+import type { ResourceRoute } from '../engine/routes.js';
+import { parseMiddleware } from '../kernel/middleware.js';
+import { describeFields, type FieldDescription } from '../model/field-description.js';
+import { type ErrorResponse, errorResponses, json, ref } from './components.js';
+import {
+  inputFieldSchema,
+  outputFieldSchema,
+  ROW_ID_SCHEMA,
+  recordSchema,
+  type Schema,
+} from './json-schema.js';
+
+export type Operation = Record<string, unknown>;
+export type PathItem = Record<string, Operation>;
+
+/** `import_template` -> `ImportTemplate`. */
+export function pascal(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}
+
+const FIELD_ROW = (fields: readonly FieldDescription[]) => ({
+  type: 'object',
+  properties: Object.fromEntries(
+    fields.map((f) => [f.name, outputFieldSchema(f, f.storedNullable)]),
+  ),
+  required: fields.map((f) => f.name),
+  additionalProperties: false,
+});
+
+function valueSchema(value: OutputValue): Schema {
+  switch (value.kind) {
+    case 'field':
+      return outputFieldSchema(value.field, false);
+    case 'belongsTo':
+      return FIELD_ROW(value.fields);
+    case 'hasMany':
+      return { type: 'array', items: FIELD_ROW(value.fields) };
+    case 'count':
+      return { type: 'integer', minimum: 0 };
+    default:
+      return {};
+  }
+}
+
+/** The bearer abilities a set of middleware names requires (`svc.api:a,b` -> a, b). */
+function abilitiesOf(specs: readonly string[] | undefined): string[] {
+  return (specs ?? []).flatMap((spec) => {
+    const { name, parameters } = parseMiddleware(spec);
+    return name === 'svc.api' ? parameters : [];
+  });
+}
+
+function authenticated(specs: readonly string[] | undefined): boolean {
+  return (specs ?? []).some((spec) => ['svc.api', 'svc.auth'].includes(parseMiddleware(spec).name));
+}
+
+function writeBody(resource: Resource, mode: 'create' | 'update'): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const field of describeFields(resource.entity, resource.labels)) {
+    if (!field.writable) continue;
+    const isRequired = mode === 'create' ? field.required : field.requiredOnUpdate;
+    properties[field.name] = inputFieldSchema(field, !isRequired);
+    if (mode === 'create' && isRequired) required.push(field.name);
+  }
+  for (const [name, relation] of resource.details) {
+    const rowFields = describeFields(relation.target()).filter((f) => f.writable);
+    properties[name] = {
+      type: ['array', 'null'],
+      description:
+        'The whole set of rows: a row without `id` is created, one with the id of a stored row of this master is updated, and stored rows left out are deleted; null deletes them all. Absent: the rows are kept.',
+      items: {
+        type: 'object',
+        properties: {
+          id: ROW_ID_SCHEMA,
+          ...Object.fromEntries(rowFields.map((f) => [f.name, inputFieldSchema(f, !f.required)])),
+        },
+        required: rowFields.filter((f) => f.required).map((f) => f.name),
+      },
+    };
+  }
+  return {
+    type: 'object',
+    description:
+      mode === 'create'
+        ? 'The master fields, and optionally one array per detail relation. Fields the resource does not fill are ignored.'
+        : 'Partial (PUT and PATCH alike): fields left out keep their stored values; the rules run on the stored record merged with these.',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
+function filtersSchema(resource: Resource): Schema {
+  const scalar = { type: ['string', 'number'] };
+  const operand: Record<string, Schema> = {
+    '=': { type: ['string', 'number', 'null'] },
+    '!=': { type: ['string', 'number', 'null'] },
+    '<': scalar,
+    '<=': scalar,
+    '>': scalar,
+    '>=': scalar,
+    like: {
+      type: 'string',
+      description: '`%` matches any run, `_` one character; case-insensitive.',
+    },
+    'not like': { type: 'string' },
+    in: { type: 'array', items: scalar, maxItems: 1000 },
+    'not in': { type: 'array', items: scalar, maxItems: 1000 },
+    null: { type: 'boolean', description: 'true: the column is null; false: it is not.' },
+  };
+  const columnFilter = {
+    type: 'object',
+    propertyNames: { enum: [...OPERATORS] },
+    properties: operand,
+    minProperties: 1,
+  };
+  return {
+    type: 'object',
+    properties: Object.fromEntries([...resource.searchable].map((c) => [c, columnFilter])),
+    description: `Searchable columns: ${[...resource.searchable].join(', ') || 'none'}. Other columns are ignored.`,
+  };
+}
+
+function listParameters(resource: Resource): Operation[] {
+  const sortable = [...resource.sortable];
+  const order = resource.defaultOrder;
+  return [
+    {
+      name: 'filters',
+      in: 'query',
+      description:
+        'JSON: `filters={"title":{"like":"%cust%"}}`. The same filters may be sent one per parameter as `filters[<column>][<operator>]=<operand>` (an `in` list as `filters[code][in][]=A&filters[code][in][]=B`), or in a JSON body. Operators: `=`, `!=`, `<`, `<=`, `>`, `>=`, `like`, `not like`, `in`, `not in` (array operand), `null` (true/false); several on one column are combined with AND. An unknown operator or a malformed value is a 422 under `filters.<column>`.',
+      content: json(filtersSchema(resource)),
+    },
+    {
+      name: 'sort',
+      in: 'query',
+      description: `A sortable column; anything else is ignored${order ? ` and the default order (${order.column} ${order.direction}) applies` : ''}.`,
+      schema: sortable.length > 0 ? { type: 'string', enum: sortable } : { type: 'string' },
+    },
+    {
+      name: 'direction',
+      in: 'query',
+      description: 'Anything but `desc` sorts ascending.',
+      schema: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
+    },
+    {
+      name: 'page',
+      in: 'query',
+      description: 'From 1; smaller values read as 1.',
+      schema: { type: 'integer', minimum: 1, default: 1 },
+    },
+    {
+      name: 'per_page',
+      in: 'query',
+      description: `At most ${resource.maxPerPage} (larger values are capped); a value that is not a positive integer reads as ${resource.perPage}.`,
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: resource.maxPerPage,
+        default: resource.perPage,
+      },
+    },
+  ];
+}
+
+const READ_ERRORS: Record<string, ErrorResponse> = {
+  '401': 'Unauthenticated',
+  '403': 'Forbidden',
+  '429': 'TooManyRequests',
+  '500': 'ServerError',
+  '503': 'ServiceUnavailable',
+};
+const WRITE_ERRORS: Record<string, ErrorResponse> = {
+  ...READ_ERRORS,
+  '400': 'BadRequest',
+  '413': 'PayloadTooLarge',
+  '415': 'UnsupportedMediaType',
+  '419': 'CsrfMismatch',
+  '422': 'ValidationFailed',
+};
+
+/** The path items of one resource route, and the component schemas they refer to. */
+export function resourceOperations(route: ResourceRoute): {
+  paths: Record<string, PathItem>;
+  schemas: Record<string, Schema>;
+} {
+  const { resource } = route;
+  const labels = resourceLabels(route);
+  const parameter = parameterName(route);
+  const name = pascal(parameter);
+  const actions = new Set<Action>(routeActions(route));
+  const tag = labels.plural;
+  const itemRef = ref(name);
+  const listItemRef = ref(`${name}ListItem`);
+  const schemas: Record<string, Schema> = {
+    [name]: {
+      title: labels.singular,
+      ...recordSchema(outputFields(resource, 'show'), valueSchema),
+    },
+    [`${name}ListItem`]: {
+      title: `${labels.singular} (list item)`,
+      ...recordSchema(outputFields(resource, 'index'), valueSchema),
+    },
+  };
+  if (actions.has('create')) schemas[`${name}Create`] = writeBody(resource, 'create');
+  if (actions.has('update')) schemas[`${name}Update`] = writeBody(resource, 'update');
+
+  const security = (write: boolean) => {
+    const specs = write ? route.middleware?.write : route.middleware?.read;
+    if (!authenticated(specs)) return {};
+    const abilities = abilitiesOf(specs);
+    return {
+      security: [{ bearer: abilities }, write ? { session: [], csrf: [] } : { session: [] }],
+      'x-abilities': abilities,
+    };
+  };
+  const idParameter = {
+    name: parameter,
+    in: 'path',
+    required: true,
+    description: `The ${labels.singular.toLowerCase()}'s ${resource.primaryKey}; any other value is a 404.`,
+    schema: { type: 'string' },
+  };
+  const op = (
+    id: string,
+    summary: string,
+    write: boolean,
+    errors: Record<string, ErrorResponse>,
+    success: Record<string, unknown>,
+    extra: Operation = {},
+  ): Operation => ({
+    operationId: id,
+    summary,
+    tags: [tag],
+    ...security(write),
+    ...extra,
+    responses: { ...success, ...errorResponses(errors) },
+  });
+  const body = (schemaName: string) => ({
+    requestBody: { required: true, content: json(ref(schemaName)) },
+  });
+  const collection: PathItem = {};
+  const item: PathItem = {};
+  const plural = pascal(route.path.split('/').pop() ?? name);
+
+  if (actions.has('list')) {
+    const listResponse = {
+      '200': {
+        description: `A page of ${labels.plural.toLowerCase()}.`,
+        content: json({
+          type: 'object',
+          properties: { data: { type: 'array', items: listItemRef }, meta: ref('ListMeta') },
+          required: ['data', 'meta'],
+          additionalProperties: false,
+        }),
+      },
+    };
+    const listErrors = {
+      ...READ_ERRORS,
+      '400': 'BadRequest',
+      '415': 'UnsupportedMediaType',
+      '422': 'ValidationFailed',
+    } as const;
+    collection.get = op(
+      `list${plural}`,
+      `List ${labels.plural.toLowerCase()}`,
+      false,
+      listErrors,
+      listResponse,
+      {
+        description:
+          'Filters, sort and page come from the query string or, alike, from a JSON body. Each item carries the list projection, its loaded relations and counts.',
+        parameters: listParameters(resource),
+      },
+    );
+    collection.head = op(
+      `head${plural}`,
+      `List ${labels.plural.toLowerCase()} (headers only)`,
+      false,
+      listErrors,
+      {
+        '200': { description: 'The headers the list would answer.' },
+      },
+      { parameters: listParameters(resource) },
+    );
+  }
+  if (actions.has('create')) {
+    collection.post = op(
+      `create${name}`,
+      `Create a ${labels.singular.toLowerCase()}`,
+      true,
+      WRITE_ERRORS,
+      {
+        '201': {
+          description: 'Created: the record reloaded from storage, detail rows as saved.',
+          content: json(itemRef),
+        },
+      },
+      body(`${name}Create`),
+    );
+  }
+  const notFound = { '404': 'NotFound' } as const;
+  if (actions.has('show')) {
+    item.get = op(
+      `show${name}`,
+      `Show a ${labels.singular.toLowerCase()}`,
+      false,
+      { ...READ_ERRORS, ...notFound },
+      {
+        '200': {
+          description: 'The record with its eager-loaded relations and detail rows.',
+          content: json(itemRef),
+        },
+      },
+    );
+    item.head = op(
+      `head${name}`,
+      `Show a ${labels.singular.toLowerCase()} (headers only)`,
+      false,
+      { ...READ_ERRORS, ...notFound },
+      {
+        '200': { description: 'The headers the show would answer.' },
+      },
+    );
+  }
+  if (actions.has('update')) {
+    const updated = {
+      '200': { description: 'Updated: the record reloaded from storage.', content: json(itemRef) },
+    };
+    item.put = op(
+      `replace${name}`,
+      `Update a ${labels.singular.toLowerCase()}`,
+      true,
+      { ...WRITE_ERRORS, ...notFound },
+      updated,
+      body(`${name}Update`),
+    );
+    item.patch = op(
+      `update${name}`,
+      `Update a ${labels.singular.toLowerCase()} (same as PUT)`,
+      true,
+      { ...WRITE_ERRORS, ...notFound },
+      updated,
+      body(`${name}Update`),
+    );
+  }
+  if (actions.has('delete')) {
+    item.delete = op(
+      `delete${name}`,
+      `Delete a ${labels.singular.toLowerCase()} with its detail rows`,
+      true,
+      {
+        ...READ_ERRORS,
+        '419': 'CsrfMismatch',
+        '422': 'ValidationFailed',
+        ...notFound,
+      },
+      {
+        '200': {
+          description: 'Deleted, in one transaction with its detail rows.',
+          content: json({
+            type: 'object',
+            properties: { message: { const: 'Resource deleted successfully' } },
+            required: ['message'],
+            additionalProperties: false,
+          }),
+        },
+      },
+    );
+  }
+  const paths: Record<string, PathItem> = {};
+  if (Object.keys(collection).length > 0) paths[route.path] = collection;
+  if (Object.keys(item).length > 0)
+    paths[`${route.path}/{${parameter}}`] = { parameters: [idParameter] as never, ...item };
+  return { paths, schemas };
+}
