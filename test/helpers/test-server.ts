@@ -7,6 +7,7 @@ import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
 import { loadConfig } from '../../src/config/config.js';
+import type { ResourceRoute } from '../../src/engine/routes.js';
 import { type Service, startService } from '../../src/service.js';
 import { createTestDatabase } from './engines.js';
 
@@ -54,6 +55,8 @@ export interface TestServerOptions {
   readonly clock?: Clock;
   /** The service's logger (default: none), e.g. `{level: 'error', stream}` to read what it logs. */
   readonly logger?: FastifyServerOptions['logger'];
+  /** The resource routes (default: the service's own); a test adds its fixture resources. */
+  readonly resources?: readonly ResourceRoute[];
 }
 
 export async function startTestServer(
@@ -74,6 +77,7 @@ export async function startTestServer(
   const service = await startService(config, {
     logger: options.logger ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.resources ? { resources: options.resources } : {}),
   });
   await service.app.listen({ host: '127.0.0.1', port: 0 });
   const address = service.app.server.address();
