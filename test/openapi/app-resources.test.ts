@@ -8,6 +8,7 @@ import { assertJson } from '../helpers/http.js';
 import { seedGroups } from '../helpers/seed.js';
 import { SessionClient } from '../helpers/session-client.js';
 import { seedLoginUser, USER_PASSWORD } from '../helpers/session-seed.js';
+import { OPERATORS } from '../helpers/template-model.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Meta = Record<string, any>;
@@ -106,19 +107,7 @@ describe('GET /app/resources and the lookups', () => {
         ['created_by', 'Created by', 'reference', '='],
       ],
     );
-    assert.deepEqual(list.filters[0].operators, [
-      '=',
-      '!=',
-      '<',
-      '<=',
-      '>',
-      '>=',
-      'like',
-      'not like',
-      'in',
-      'not in',
-      'null',
-    ]);
+    assert.deepEqual(list.filters[0].operators, OPERATORS);
     assert.deepEqual(list.default_order, { column: 'title', direction: 'asc' });
     assert.equal(list.per_page, 15);
     assert.equal(list.max_per_page, 200);
