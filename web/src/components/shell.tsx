@@ -2,7 +2,7 @@
 // metadata's `allowed`), Tokens for admins, Notifications; the unit switcher, the bell, the
 // user's name and Sign out.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
 import { BASE, Link, useLocation } from '../lib/router.js';
 import { isAdmin, type Session, useApp } from '../lib/session.js';
@@ -15,12 +15,14 @@ interface NavItem {
 
 function UnitSwitcher() {
   const { session, setSession } = useApp();
+  const id = useId();
   const units = session.units ?? [session.unit];
   if (units.length < 2) return <span class="unit-name">{session.unit.name}</span>;
   return (
-    <label class="unit-switcher">
-      <span>Unit</span>
+    <span class="unit-switcher">
+      <label for={id}>Unit</label>
       <select
+        id={id}
         value={String(session.unit.id)}
         onChange={async (event) => {
           const select = event.currentTarget;
@@ -38,7 +40,7 @@ function UnitSwitcher() {
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
 }
 

@@ -1,3 +1,281 @@
-export function ListScreen(_props: Record<string, unknown>) {
-  return <h1 tabIndex={-1}>ListScreen</h1>;
+// /admin/r/<resource>: the list of any resource, from its metadata alone (issue 18 item 3):
+// the filter bar of the searchable fields with their operators, sortable headers, pagination
+// with the page size and the total, all of it in the address (bookmarks, the back button).
+import { useEffect, useState } from 'preact/hooks';
+import type { FilterMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+import { LookupPicker } from '../components/lookup-picker.js';
+import { RecordTable, type Row } from '../components/record-table.js';
+import { ApiError, get } from '../lib/api.js';
+import {
+  apiQuery,
+  type FilterValue,
+  type ListState,
+  needsValue,
+  operatorChoices,
+  readListState,
+  writeListState,
+} from '../lib/list-params.js';
+import { navigate, useLocation } from '../lib/router.js';
+import { useResource } from '../lib/session.js';
+import { useTitle } from '../lib/title.js';
+import { NotFound } from './not-found.js';
+
+interface ListAnswer {
+  readonly data: Row[];
+  readonly meta: {
+    readonly total: number;
+    readonly per_page: number;
+    readonly current_page: number;
+    readonly last_page: number;
+  };
+}
+
+export function ListScreen({ name }: { name: string }) {
+  const meta = useResource(name);
+  if (meta === undefined)
+    return (
+      <p role="status" class="loading">
+        Loading…
+      </p>
+    );
+  if (meta === null || !meta.allowed.includes('list')) return <NotFound />;
+  return <ResourceList meta={meta} />;
+}
+
+function FilterInput(props: {
+  filter: FilterMeta;
+  id: string;
+  value: FilterValue;
+  onChange: (value: FilterValue, apply: boolean) => void;
+}) {
+  const { filter, id, value, onChange } = props;
+  if (!needsValue(value.operator)) return null;
+  const set = (text: string, apply = false) => onChange({ ...value, value: text }, apply);
+  switch (filter.input) {
+    case 'choice':
+      return (
+        <select id={id} value={value.value} onChange={(e) => set(e.currentTarget.value, true)}>
+          <option value="">Any</option>
+          {(filter.choices ?? []).map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      );
+    case 'reference':
+      return filter.reference && (value.operator === '=' || value.operator === '!=') ? (
+        <LookupPicker
+          id={id}
+          lookup={filter.reference.lookup}
+          value={value.value}
+          onChange={(picked) => set(picked, true)}
+        />
+      ) : (
+        <input id={id} value={value.value} onInput={(e) => set(e.currentTarget.value)} />
+      );
+    case 'number':
+      return (
+        <input
+          id={id}
+          inputMode="numeric"
+          value={value.value}
+          onInput={(e) => set(e.currentTarget.value)}
+        />
+      );
+    case 'datetime':
+      return (
+        <input
+          id={id}
+          type="datetime-local"
+          value={value.value}
+          onInput={(e) => set(e.currentTarget.value)}
+        />
+      );
+    default:
+      return (
+        <input
+          id={id}
+          type="search"
+          value={value.value}
+          onInput={(e) => set(e.currentTarget.value)}
+        />
+      );
+  }
+}
+
+function ResourceList({ meta }: { meta: ResourceMeta }) {
+  const place = useLocation();
+  useTitle(meta.label);
+  const state = readListState(place.search, meta.list);
+  const stateKey = writeListState(state, meta.list);
+  const [answer, setAnswer] = useState<ListAnswer | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [draft, setDraft] = useState(state.filters);
+
+  // The address changed (a filter applied, the back button): the bar shows what is listed.
+  useEffect(() => setDraft(state.filters), [stateKey]);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    get<ListAnswer>(`${meta.path}${apiQuery(state, meta.list)}`).then(
+      (data) => {
+        if (!live) return;
+        setAnswer(data);
+        setError(null);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (!live) return;
+        setError(failure instanceof ApiError ? failure.message : 'The list could not be read.');
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [meta.path, stateKey]);
+
+  const go = (next: ListState) =>
+    navigate(`/admin/r/${meta.name}${writeListState(next, meta.list)}`);
+  const apply = (filters: ListState['filters']) => go({ ...state, filters, page: 1 });
+  const filterValue = (filter: FilterMeta): FilterValue =>
+    draft[filter.name] ?? { operator: filter.default_operator, value: '' };
+  const change = (filter: FilterMeta, value: FilterValue, now: boolean) => {
+    const next = { ...draft, [filter.name]: value };
+    setDraft(next);
+    if (now) apply(next);
+  };
+  const sortBy = (column: string) =>
+    go({
+      ...state,
+      sort: column,
+      direction: state.sort === column && state.direction === 'asc' ? 'desc' : 'asc',
+      page: 1,
+    });
+
+  const total = answer?.meta.total ?? 0;
+  const lastPage = answer?.meta.last_page ?? 1;
+  const filtered = Object.keys(state.filters).length > 0;
+
+  return (
+    <section>
+      <div class="toolbar">
+        <h1 tabIndex={-1}>{meta.label}</h1>
+        {meta.allowed.includes('create') ? (
+          <button
+            type="button"
+            class="primary"
+            onClick={() => navigate(`/admin/r/${meta.name}/new`)}
+          >
+            New
+          </button>
+        ) : null}
+      </div>
+
+      {meta.list.filters.length > 0 ? (
+        <form
+          class="filters"
+          aria-label={`Filter ${meta.label.toLowerCase()}`}
+          onSubmit={(event) => {
+            event.preventDefault();
+            apply(draft);
+          }}
+        >
+          {meta.list.filters.map((filter) => {
+            const id = `filter-${meta.name}-${filter.name}`;
+            const value = filterValue(filter);
+            return (
+              <div class="filter" key={filter.name}>
+                <label for={id}>{filter.label}</label>
+                <div class="filter-row">
+                  <select
+                    class="operator"
+                    aria-label={`${filter.label} operator`}
+                    value={value.operator}
+                    onChange={(e) =>
+                      change(
+                        filter,
+                        { ...value, operator: e.currentTarget.value },
+                        !needsValue(e.currentTarget.value) || value.value !== '',
+                      )
+                    }
+                  >
+                    {operatorChoices(filter).map((o) => (
+                      <option key={o.value} value={o.value}>
+                        {o.label}
+                      </option>
+                    ))}
+                  </select>
+                  <FilterInput
+                    filter={filter}
+                    id={id}
+                    value={value}
+                    onChange={(v, now) => change(filter, v, now)}
+                  />
+                </div>
+              </div>
+            );
+          })}
+          <button type="submit">Apply filters</button>
+          {filtered ? (
+            <button type="button" onClick={() => apply({})}>
+              Clear filters
+            </button>
+          ) : null}
+        </form>
+      ) : null}
+
+      {error ? (
+        <p role="alert" class="alert">
+          {error}
+        </p>
+      ) : null}
+      <RecordTable
+        meta={meta}
+        caption={meta.label}
+        rows={answer?.data ?? null}
+        busy={loading}
+        sorting={{ sort: state.sort, direction: state.direction, onSort: sortBy }}
+      />
+      <div class="pager">
+        <button
+          type="button"
+          disabled={state.page <= 1}
+          onClick={() => go({ ...state, page: state.page - 1 })}
+        >
+          Previous page
+        </button>
+        <span role="status">
+          {loading
+            ? 'Loading…'
+            : `Page ${answer?.meta.current_page ?? state.page} of ${lastPage} · ${total} ${total === 1 ? 'record' : 'records'}`}
+        </span>
+        <button
+          type="button"
+          disabled={state.page >= lastPage}
+          onClick={() => go({ ...state, page: state.page + 1 })}
+        >
+          Next page
+        </button>
+        <label>
+          Rows per page
+          <select
+            value={String(state.perPage)}
+            onChange={(e) => go({ ...state, perPage: Number(e.currentTarget.value), page: 1 })}
+          >
+            {[...new Set([...meta.list.page_sizes, state.perPage])]
+              .sort((a, b) => a - b)
+              .map((size) => (
+                <option key={size} value={String(size)}>
+                  {size}
+                </option>
+              ))}
+          </select>
+        </label>
+      </div>
+    </section>
+  );
 }

@@ -1,0 +1,110 @@
+// The admin front end, sign-in and shell (issue 18 item 2, DESIGN.md 3.7): the sign-in screen
+// and its 422 and 429 messages, the shell (the user's name, navigation from the metadata, unit
+// switcher, Sign out), an expired session sending the person to sign in and back where they were.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  type AdminHarness,
+  assertAccessible,
+  notOnThisEngine,
+  screenshot,
+  signIn,
+  startAdmin,
+} from '../helpers/browser.js';
+import { linkUnit, seedUnit } from '../helpers/session-seed.js';
+
+describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => {
+  let admin: AdminHarness;
+
+  before(async () => {
+    admin = await startAdmin();
+    const { db } = admin.server.service.database;
+    await linkUnit(db, 1, await seedUnit(db, 'Second'));
+  });
+  after(() => admin?.close());
+
+  it('sends a person without a session to sign in, shows a wrong password, then opens where they were going', async () => {
+    const { page } = admin;
+    await page.goto(admin.url('/admin/notifications'));
+    await page.waitForURL(/\/admin\/login\?next=%2Fadmin%2Fnotifications$/);
+    await page.getByLabel('Login').fill('admin');
+    await page.getByLabel('Password').fill('not the password');
+    await assertAccessible(page, 'the sign-in screen');
+    await screenshot(page, 'sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .getByText('These credentials do not match our records.')
+      .waitFor();
+    await signIn(page);
+    await page.waitForURL(/\/admin\/notifications$/);
+  });
+
+  it('shows the user’s name, Sign out, and a navigation link per listable resource, Tokens and Notifications', async () => {
+    const { page } = admin;
+    await page.getByText('Administrator', { exact: true }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const name of [
+      'Import templates',
+      'Users',
+      'Companies',
+      'Units',
+      'Groups',
+      'Tokens',
+      'Notifications',
+    ])
+      await nav.getByRole('link', { name, exact: true }).waitFor();
+    await nav.getByRole('link', { name: 'Users', exact: true }).click();
+    await page.waitForURL(/\/admin\/r\/users$/);
+    await assertAccessible(page, 'the shell');
+  });
+
+  it('switches the session’s unit with the unit switcher', async () => {
+    const { page } = admin;
+    const unit = page.getByLabel('Unit', { exact: true });
+    assert.equal(await unit.inputValue(), '1');
+    const switched = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
+    await unit.selectOption({ label: 'Second' });
+    assert.equal((await switched).status(), 200);
+    const session = await page.evaluate(() => fetch('/app/session').then((r) => r.json()));
+    assert.equal(session.unit.name, 'Second');
+    const back = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
+    await unit.selectOption({ label: 'Main' });
+    assert.equal((await back).status(), 200);
+  });
+
+  it('sends an expired session to sign in on its next request, and back to the same screen after', async () => {
+    const { page } = admin;
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Groups' })
+      .click();
+    await page.waitForURL(/\/admin\/r\/groups$/);
+    await admin.server.service.database.db.deleteFrom('sessions').execute();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Companies' })
+      .click();
+    await page.waitForURL(/\/admin\/login\?next=%2Fadmin%2Fr%2Fcompanies$/);
+    await signIn(page);
+    await page.waitForURL(/\/admin\/r\/companies$/);
+  });
+
+  it('signs out', async () => {
+    const { page } = admin;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const status = await page.evaluate(() => fetch('/app/session').then((r) => r.status));
+    assert.equal(status, 401);
+  });
+
+  it('shows the 429 of the per-IP failure limit', async () => {
+    const { page } = admin;
+    for (let i = 0; i < 20; i += 1)
+      await admin.server.post('/app/login', { login: 'admin', password: 'wrong' });
+    await page.getByLabel('Login').fill('admin');
+    await page.getByLabel('Password').fill('anything');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Too many requests. Try again later.').waitFor();
+  });
+});

@@ -1,0 +1,160 @@
+// A picker for a foreign key (issue 18): an ARIA combobox over GET <lookup>?search=<text>
+// (`{data: [{id, label}]}`, at most 20), showing the label of the chosen id (`?ids=<id>`).
+// Keyboard: type to search, ArrowDown/ArrowUp to move, Enter to choose, Esc to close.
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { LookupItem } from '../../../src/engine/description/metadata-types.js';
+import { get } from '../lib/api.js';
+
+/** Labels already seen, per lookup: a form of 50 rows naming 3 groups asks for 3 labels once. */
+const labels = new Map<string, Map<string, string>>();
+const known = (lookup: string) => {
+  let map = labels.get(lookup);
+  if (!map) labels.set(lookup, (map = new Map()));
+  return map;
+};
+
+async function search(lookup: string, text: string): Promise<LookupItem[]> {
+  const answer = await get<{ data: LookupItem[] }>(`${lookup}?search=${encodeURIComponent(text)}`);
+  for (const item of answer.data) known(lookup).set(String(item.id), item.label);
+  return answer.data;
+}
+
+export async function labelOf(lookup: string, id: string): Promise<string | null> {
+  const cached = known(lookup).get(id);
+  if (cached !== undefined) return cached;
+  const answer = await get<{ data: LookupItem[] }>(`${lookup}?ids=${encodeURIComponent(id)}`);
+  for (const item of answer.data) known(lookup).set(String(item.id), item.label);
+  return known(lookup).get(id) ?? null;
+}
+
+export interface LookupPickerProps {
+  readonly id?: string;
+  readonly lookup: string;
+  /** The chosen id as text ('' for none). */
+  readonly value: string;
+  readonly onChange: (id: string) => void;
+  /** The accessible name when no <label for> names the input. */
+  readonly label?: string;
+  readonly invalid?: boolean;
+  readonly describedBy?: string | undefined;
+  readonly required?: boolean;
+}
+
+export function LookupPicker(props: LookupPickerProps) {
+  const { lookup, value, onChange } = props;
+  const listId = useId();
+  const optionPrefix = useId();
+  const [text, setText] = useState(() => known(lookup).get(value) ?? '');
+  const [options, setOptions] = useState<LookupItem[]>([]);
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(-1);
+  const query = useRef(0);
+
+  // The chosen id's label, when the value changes from outside (a loaded record).
+  useEffect(() => {
+    if (value === '') {
+      setText('');
+      return;
+    }
+    let live = true;
+    labelOf(lookup, value).then(
+      (label) => live && setText(label ?? `#${value}`),
+      () => live && setText(`#${value}`),
+    );
+    return () => {
+      live = false;
+    };
+  }, [lookup, value]);
+
+  const find = (term: string) => {
+    const ticket = ++query.current;
+    search(lookup, term).then(
+      (items) => {
+        if (ticket !== query.current) return;
+        setOptions(items);
+        setActive(items.length > 0 ? 0 : -1);
+        setOpen(true);
+      },
+      () => {},
+    );
+  };
+
+  const choose = (item: LookupItem) => {
+    setText(item.label);
+    setOpen(false);
+    onChange(String(item.id));
+  };
+
+  const close = () => {
+    setOpen(false);
+    // Typed text that chose nothing: back to the chosen record's label, or none when emptied.
+    if (text.trim() === '') {
+      if (value !== '') onChange('');
+    } else setText(value === '' ? '' : (known(lookup).get(value) ?? text));
+  };
+
+  return (
+    <div class="picker">
+      <input
+        id={props.id}
+        type="text"
+        role="combobox"
+        autoComplete="off"
+        aria-label={props.label}
+        aria-autocomplete="list"
+        aria-expanded={open}
+        aria-controls={listId}
+        aria-activedescendant={open && active >= 0 ? `${optionPrefix}-${active}` : undefined}
+        aria-invalid={props.invalid ? 'true' : undefined}
+        aria-describedby={props.describedBy}
+        aria-required={props.required ? 'true' : undefined}
+        value={text}
+        onInput={(event) => {
+          const next = event.currentTarget.value;
+          setText(next);
+          find(next);
+        }}
+        onClick={() => {
+          if (!open) find('');
+        }}
+        onBlur={() => setTimeout(close, 150)}
+        onKeyDown={(event) => {
+          if (event.key === 'ArrowDown') {
+            event.preventDefault();
+            if (!open) find(text === (known(lookup).get(value) ?? '') ? '' : text);
+            else setActive((a) => Math.min(a + 1, options.length - 1));
+          } else if (event.key === 'ArrowUp') {
+            event.preventDefault();
+            setActive((a) => Math.max(a - 1, 0));
+          } else if (event.key === 'Enter' && open) {
+            const item = options[active];
+            if (item) {
+              event.preventDefault();
+              choose(item);
+            }
+          } else if (event.key === 'Escape' && open) {
+            event.preventDefault();
+            event.stopPropagation();
+            close();
+          }
+        }}
+      />
+      <div id={listId} role="listbox" class="picker-list" hidden={!open || options.length === 0}>
+        {options.map((item, index) => (
+          // biome-ignore lint/a11y/useKeyWithClickEvents: the keys are the combobox's (aria-activedescendant): focus stays in the input
+          <div
+            key={item.id}
+            id={`${optionPrefix}-${index}`}
+            role="option"
+            tabIndex={-1}
+            aria-selected={index === active}
+            onMouseDown={(event) => event.preventDefault()}
+            onClick={() => choose(item)}
+          >
+            {item.label}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
