@@ -66,7 +66,7 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     const switched = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
     await unit.selectOption({ label: 'Second' });
     assert.equal((await switched).status(), 200);
-    const session = await page.evaluate(() => fetch('/app/session').then((r) => r.json()));
+    const session: any = await page.evaluate(() => fetch('/app/session').then((r) => r.json()));
     assert.equal(session.unit.name, 'Second');
     const back = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
     await unit.selectOption({ label: 'Main' });

@@ -153,5 +153,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     'screenshots',
   );
   fs.mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }

@@ -6,6 +6,7 @@ import type { FilterMeta, ResourceMeta } from '../../../src/engine/description/m
 import { LookupPicker } from '../components/lookup-picker.js';
 import { RecordTable, type Row } from '../components/record-table.js';
 import { ApiError, get } from '../lib/api.js';
+import { takeFlash } from '../lib/flash.js';
 import {
   apiQuery,
   type FilterValue,
@@ -113,6 +114,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [draft, setDraft] = useState(state.filters);
+  const [notice] = useState(() => takeFlash());
 
   // The address changed (a filter applied, the back button): the bar shows what is listed.
   useEffect(() => setDraft(state.filters), [stateKey]);
@@ -228,6 +230,11 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         </form>
       ) : null}
 
+      {notice ? (
+        <p role="status" class="notice">
+          {notice}
+        </p>
+      ) : null}
       {error ? (
         <p role="alert" class="alert">
           {error}

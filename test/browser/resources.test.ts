@@ -1,0 +1,231 @@
+// The admin front end's generic screens (issue 18 items 3-4, DESIGN.md 3.7), on import
+// templates: a list to filter, sort and page through with its state in the address and the back
+// button; a master-detail form to create and edit with group and user rows, a 422 on the right
+// cell, the unsaved-changes guard, Ctrl+S, delete with confirmation, and the template's logs.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  type AdminHarness,
+  assertAccessible,
+  notOnThisEngine,
+  open,
+  screenshot,
+  startAdmin,
+} from '../helpers/browser.js';
+import { type SessionClient, signedIn } from '../helpers/session-client.js';
+
+const template = (title: string, code: string) => ({
+  title,
+  code,
+  database_name: 'warehouse',
+  mapping_json: '{"columns":["a","b"]}',
+});
+
+describe('admin front end: lists and master-detail forms', { skip: notOnThisEngine }, () => {
+  let admin: AdminHarness;
+  let api: SessionClient;
+  let logged: number;
+
+  before(async () => {
+    admin = await startAdmin();
+    api = await signedIn(admin.server.url);
+    for (const name of ['Editors', 'Viewers']) await api.post('/api/groups', { name });
+    for (let i = 1; i <= 16; i += 1)
+      await api.post(
+        '/api/import-templates',
+        template(`Template ${String(i).padStart(2, '0')}`, `T${i}`),
+      );
+    const created = await api.post('/api/import-templates', template('Monthly stock', 'STOCK'));
+    logged = created.body.id;
+    for (const status of ['succeeded', 'failed'])
+      await api.post('/api/import-template-logs', {
+        template_id: logged,
+        status,
+        message: `run ${status}`,
+      });
+  });
+  after(() => admin?.close());
+
+  const rows = () => admin.page.getByRole('table').first().getByRole('row');
+
+  it('lists the templates sorted by title, pages through them, and keeps the state in the address', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/r/import-templates');
+    await page.getByText('Page 1 of 2 · 17 records').waitFor();
+    assert.equal(await rows().count(), 16); // the header and 15 rows
+    await assertAccessible(page, 'the list');
+    await screenshot(page, 'list');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.waitForURL(/\?page=2$/);
+    await page.getByText('Page 2 of 2 · 17 records').waitFor();
+    await page.getByLabel('Rows per page').selectOption('25');
+    await page.waitForURL(/\?per_page=25$/);
+    await page.getByText('Page 1 of 1 · 17 records').waitFor();
+    await page.goBack();
+    await page.getByText('Page 2 of 2 · 17 records').waitFor();
+  });
+
+  it('sorts by a column with its header button, and the back button restores the order', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/r/import-templates');
+    const title = page.getByRole('button', { name: 'Title', exact: true });
+    await title.click();
+    await page.waitForURL(/sort=title&direction=desc/);
+    await page
+      .getByRole('columnheader', { name: 'Title' })
+      .and(page.locator('[aria-sort="descending"]'))
+      .waitFor();
+    await rows().nth(1).getByRole('link', { name: 'Template 16' }).waitFor();
+    await page.goBack();
+    await rows().nth(1).getByRole('link', { name: 'Monthly stock' }).waitFor();
+  });
+
+  it('filters by a field with its label, and clears the filter', async () => {
+    const { page } = admin;
+    await page.getByLabel('Title', { exact: true }).fill('stock');
+    await page.getByLabel('Title', { exact: true }).press('Enter');
+    await page.waitForURL(/f\.title=stock/);
+    await page.getByText('Page 1 of 1 · 1 record').waitFor();
+    await rows().nth(1).getByRole('link', { name: 'Monthly stock' }).waitFor();
+    await page.getByLabel('Code', { exact: true }).fill('T1');
+    await page.getByLabel('Code operator').selectOption({ label: 'is' });
+    await page.getByLabel('Title', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('Page 1 of 1 · 1 record').waitFor();
+    await rows().nth(1).getByRole('link', { name: 'Template 01' }).waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByText('Page 1 of 2 · 17 records').waitFor();
+  });
+
+  it('creates a template with a group row and a user row picked by name', async () => {
+    const { page } = admin;
+    await page.getByRole('button', { name: 'New' }).click();
+    await page.waitForURL(/\/admin\/r\/import-templates\/new$/);
+    await page.getByLabel('Title').fill('Weekly orders');
+    await page.getByLabel('Database name').fill('sales');
+    await page.getByLabel('Mapping JSON').fill('{"columns": ["id",  "total"]}');
+    await page.getByRole('button', { name: 'Format JSON' }).click();
+    assert.equal(
+      await page.getByLabel('Mapping JSON').inputValue(),
+      '{\n  "columns": [\n    "id",\n    "total"\n  ]\n}',
+    );
+    const groups = page.getByRole('region', { name: 'Groups', exact: true });
+    await groups.getByRole('button', { name: 'Add row' }).click();
+    await groups.getByRole('combobox', { name: 'Group' }).fill('Edi');
+    await page.getByRole('option', { name: 'Editors' }).click();
+    const users = page.getByRole('region', { name: 'Users', exact: true });
+    await users.getByRole('button', { name: 'Add row' }).click();
+    await users.getByRole('combobox', { name: 'User' }).fill('Admin');
+    await page.getByRole('option', { name: /Administrator/ }).click();
+    await assertAccessible(page, 'the form');
+    await screenshot(page, 'form');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/admin\/r\/import-templates\/\d+$/);
+    await page.getByText('Import template created.').waitFor();
+    const id = Number(new URL(page.url()).pathname.split('/').pop());
+    const stored = (await api.get(`/api/import-templates/${id}`)).body;
+    assert.equal(stored.title, 'Weekly orders');
+    assert.equal(stored.mapping_json, '{\n  "columns": [\n    "id",\n    "total"\n  ]\n}');
+    assert.deepStrictEqual(
+      stored.groups.map((g: any) => g.group_id),
+      [1],
+    );
+    assert.deepStrictEqual(
+      stored.users.map((u: any) => u.user_id),
+      [1],
+    );
+    assert.equal(await groups.getByRole('combobox', { name: 'Group' }).inputValue(), 'Editors');
+  });
+
+  it('shows a 422 on the detail row’s cell and the summary on top, keeping what was typed', async () => {
+    const { page } = admin;
+    await page.getByLabel('Description').fill('typed before the error');
+    const groups = page.getByRole('region', { name: 'Groups', exact: true });
+    await groups.getByRole('button', { name: 'Add row' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByText(/^The groups\.1\.group_id field is required\./).waitFor();
+    const cell = groups.getByRole('row').nth(2).getByRole('combobox', { name: 'Group' });
+    assert.equal(await cell.getAttribute('aria-invalid'), 'true');
+    assert.equal(
+      await groups
+        .getByRole('row')
+        .nth(1)
+        .getByRole('combobox', { name: 'Group' })
+        .getAttribute('aria-invalid'),
+      null,
+    );
+    await groups
+      .getByRole('row')
+      .nth(2)
+      .getByText('The groups.1.group_id field is required.')
+      .waitFor();
+    assert.equal(await page.getByLabel('Description').inputValue(), 'typed before the error');
+    await assertAccessible(page, 'the form with errors');
+    // Fixed in the cell, saved with Ctrl+S.
+    await cell.fill('View');
+    await page.getByRole('option', { name: 'Viewers' }).click();
+    await page.keyboard.press('Control+s');
+    await page.getByText('Import template saved.').waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
+  });
+
+  it('asks before leaving with unsaved changes, also when only a row changed, and not when the payload is back to what was saved', async () => {
+    const { page } = admin;
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const groups = page.getByRole('region', { name: 'Groups', exact: true });
+    const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+    // Typed and typed back: the payload is what was saved, so nothing to lose.
+    await page.getByLabel('Title').fill('Weekly orders (draft)');
+    await page.getByLabel('Title').fill('Weekly orders');
+    await nav.getByRole('link', { name: 'Groups' }).click();
+    await page.waitForURL(/\/admin\/r\/groups$/);
+    await page.goBack();
+    await page.waitForURL(/\/admin\/r\/import-templates\/\d+$/);
+    // Only a row removed: that is a change.
+    await groups.getByRole('row').nth(2).getByRole('button', { name: 'Remove row' }).click();
+    await nav.getByRole('link', { name: 'Groups' }).click();
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.match(page.url(), /\/admin\/r\/import-templates\/\d+$/);
+    assert.equal(await groups.getByRole('row').count(), 2);
+    // The back button asks too; Esc says no.
+    await page.goBack();
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.match(page.url(), /\/admin\/r\/import-templates\/\d+$/);
+    await nav.getByRole('link', { name: 'Groups' }).click();
+    await dialog.getByRole('button', { name: 'Leave' }).click();
+    await page.waitForURL(/\/admin\/r\/groups$/);
+    await page.goBack();
+    await page.waitForURL(/\/admin\/r\/import-templates\/\d+$/);
+    assert.equal(await groups.getByRole('row').count(), 3, 'the stored rows, nothing saved');
+  });
+
+  it('lists a template’s import logs on its page, newest first, read-only', async () => {
+    const { page } = admin;
+    await open(admin, `/admin/r/import-templates/${logged}`);
+    const logs = page.getByRole('region', { name: 'Import template logs' });
+    await logs.getByRole('row').nth(2).waitFor();
+    assert.equal(await logs.getByRole('row').count(), 3);
+    await logs.getByRole('row').nth(1).getByText('failed', { exact: true }).waitFor();
+    await logs.getByRole('row').nth(2).getByText('succeeded', { exact: true }).waitFor();
+    assert.equal(await logs.getByRole('textbox').count(), 0);
+  });
+
+  it('deletes after a confirmation in a dialog, and Cancel keeps the record', async () => {
+    const { page } = admin;
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this import template?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal((await api.get(`/api/import-templates/${logged}`)).status, 200);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/admin\/r\/import-templates$/);
+    await page.getByText('Import template deleted.').waitFor();
+    assert.equal((await api.get(`/api/import-templates/${logged}`)).status, 404);
+  });
+});
