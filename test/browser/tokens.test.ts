@@ -1,0 +1,77 @@
+// The admin front end's token screen (issue 18 item 6, DESIGN.md 3.7): issue a token for a user
+// in one of their units with abilities, see it once in `New token` with Copy, use it, revoke it
+// after a confirmation, and the next request with it fails at once.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  type AdminHarness,
+  assertAccessible,
+  notOnThisEngine,
+  open,
+  screenshot,
+  startAdmin,
+} from '../helpers/browser.js';
+
+describe('admin front end: tokens', { skip: notOnThisEngine }, () => {
+  let admin: AdminHarness;
+  let token = '';
+
+  before(async () => {
+    admin = await startAdmin();
+    await admin.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: admin.server.url,
+    });
+  });
+  after(() => admin?.close());
+
+  const bearer = (value: string) =>
+    fetch(`${admin.server.url}/api/import-templates`, {
+      headers: { authorization: `Bearer ${value}` },
+    });
+
+  it('issues a token with chosen abilities and shows it once, with Copy', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/tokens');
+    await page.getByRole('combobox', { name: 'User' }).fill('admin');
+    await page.getByRole('option', { name: /Administrator/ }).click();
+    const unit = page.getByRole('main').getByLabel('Unit', { exact: true });
+    await page
+      .getByRole('main')
+      .getByRole('option', { name: 'Main' })
+      .waitFor({ state: 'attached' });
+    assert.equal(await unit.inputValue(), '1');
+    await page.getByLabel('Name', { exact: true }).fill('nightly import');
+    await page
+      .getByRole('group', { name: 'import-templates' })
+      .getByLabel('import-templates.read')
+      .check();
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    const field = page.getByLabel('New token');
+    await field.waitFor();
+    assert.equal(await field.getAttribute('readonly'), '');
+    token = await field.inputValue();
+    assert.match(token, /^svc_api_/);
+    await page.getByText('Copy it now: it will not be shown again.').waitFor();
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied.', { exact: false }).waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), token);
+    const row = page.getByRole('row').filter({ hasText: 'nightly import' });
+    await row.getByText('import-templates.read').waitFor();
+    await assertAccessible(page, 'the token screen');
+    await screenshot(page, 'tokens');
+    assert.equal((await bearer(token)).status, 200);
+  });
+
+  it('revokes a token after a confirmation; a request with it fails at once', async () => {
+    const { page } = admin;
+    const row = page.getByRole('row').filter({ hasText: 'nightly import' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke this token?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await bearer(token)).status, 200);
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Revoke' }).waitFor({ state: 'detached' });
+    assert.equal((await bearer(token)).status, 401);
+  });
+});
