@@ -1,12 +1,13 @@
 // What every data command shares: the server's configuration, the migrated (and on first use
 // bootstrapped) database, lookups of users/units/companies by id or name, and JSON output.
 import { bootstrap } from '../app/bootstrap.js';
-import { type Config, loadConfig } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
 import { HttpError } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
 import { openDatabase } from '../service.js';
+import { announceDatabase, cliConfig } from './cli-config.js';
 import { CliError } from './cli-error.js';
 
 export interface CliSession {
@@ -17,7 +18,8 @@ export interface CliSession {
 }
 
 export async function withDatabase<T>(work: (session: CliSession) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = cliConfig();
+  announceDatabase(config);
   const database = await openDatabase(config);
   try {
     const first = await bootstrap(database, config.adminPassword);

@@ -2,10 +2,12 @@
 // output on stdout, messages on stderr, non-zero exit with a clear message on bad input.
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config.js';
+import { readEnvFile } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { commands } from './commands/index.js';
 
 async function main(argv: string[]): Promise<number> {
+  readEnvFile();
   const [name, ...rest] = argv;
   const command = name ? commands[name] : undefined;
   if (!command) {

@@ -12,6 +12,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly bodyLimit: number;
   readonly logLevel: string;
+  /** LOG_FORMAT: `pretty` (human-readable), `json`, or `auto` (pretty when stdout is a terminal). */
+  readonly logFormat: 'auto' | 'pretty' | 'json';
   /** APP_SECRET when set; otherwise one is generated into DATA_DIR (config/secrets.ts). */
   readonly appSecret: string | null;
   /** Minutes of inactivity after which a session ends. */
@@ -214,6 +216,13 @@ function redis(env: Env): RedisConfig | null {
   return Object.freeze({ url, prefix });
 }
 
+function logFormat(env: Env): Config['logFormat'] {
+  const raw = (env.LOG_FORMAT || 'auto').toLowerCase();
+  if (raw !== 'auto' && raw !== 'pretty' && raw !== 'json')
+    throw new ConfigError(`LOG_FORMAT must be auto, pretty or json, got "${env.LOG_FORMAT}"`);
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const synchronous = (env.SQLITE_SYNCHRONOUS || 'NORMAL').toUpperCase();
@@ -233,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormat(env),
     adminPassword: env.ADMIN_PASSWORD || null,
     appSecret: env.APP_SECRET || null,
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 120, 1, 60 * 24 * 365),

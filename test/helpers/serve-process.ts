@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, SVC } from './cli.js';
+import { cliWorkingDir, SVC } from './cli.js';
 import { ADMIN_PASSWORD } from './test-server.js';
 
 /** One pino line (the workers' and the single process's) or primary line (the same shape). */
@@ -18,6 +18,13 @@ export interface LogLine {
 export interface Exit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
+}
+
+export interface LaunchOptions {
+  /** The working directory, whose `.env` the service reads (default: an empty one). */
+  readonly cwd?: string;
+  /** Variables of the test's own environment left out, so a `.env` can set them. */
+  readonly unset?: readonly string[];
 }
 
 const WAIT_MS = 30_000;
@@ -63,8 +70,9 @@ export class ServeProcess {
   static async start(
     args: readonly string[] = [],
     env: Record<string, string> = {},
+    options: LaunchOptions = {},
   ): Promise<ServeProcess> {
-    const serve = ServeProcess.launch(args, env);
+    const serve = ServeProcess.launch(args, env, options);
     const pool = args.some((a) => a.startsWith('--workers'));
     const ready = await serve.waitFor(
       pool ? 'the pool listening' : 'the server listening',
@@ -78,7 +86,11 @@ export class ServeProcess {
   }
 
   /** Starts `svc serve <args>` without waiting for anything. */
-  static launch(args: readonly string[] = [], env: Record<string, string> = {}): ServeProcess {
+  static launch(
+    args: readonly string[] = [],
+    env: Record<string, string> = {},
+    options: LaunchOptions = {},
+  ): ServeProcess {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-serve-test-'));
     const base: NodeJS.ProcessEnv = { ...process.env };
     for (const name of [
@@ -90,9 +102,18 @@ export class ServeProcess {
       'HOST',
     ])
       delete base[name];
+    const environment: NodeJS.ProcessEnv = {
+      ...base,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'info',
+      ...env,
+    };
+    for (const name of options.unset ?? []) delete environment[name];
     const child = spawn(process.execPath, [...SVC, 'serve', ...args], {
-      cwd: ROOT,
-      env: { ...base, DATA_DIR: dataDir, PORT: '0', ADMIN_PASSWORD, LOG_LEVEL: 'info', ...env },
+      cwd: options.cwd ?? cliWorkingDir(),
+      env: environment,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return new ServeProcess(child, dataDir);

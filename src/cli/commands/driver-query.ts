@@ -2,9 +2,9 @@
 // Signs one statement with REST_DRIVER_SECRET and sends it to the running service at HOST:PORT
 // (README "Signed-request driver"), the same way an external tool would: the answer's JSON on
 // stdout; a refusal's message on stderr and exit 1.
-import { loadConfig } from '../../config/config.js';
 import { DRIVER_PREFIX } from '../../driver/driver-routes.js';
 import { signatureHeaders } from '../../driver/request-signature.js';
+import { cliConfig } from '../cli-config.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { printJson } from '../database-session.js';
@@ -42,7 +42,7 @@ export const driverQuery: Command = {
   async run({ options, positionals }) {
     const [sql, extra] = positionals;
     if (!sql || extra !== undefined) throw new CliError(USAGE);
-    const config = loadConfig();
+    const config = cliConfig();
     const secret = config.restDriver.secret;
     if (secret === '')
       throw new CliError(

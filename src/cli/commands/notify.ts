@@ -1,8 +1,9 @@
 // svc notify <user>[,<user>...] --title= --message= [--level=] [--icon=] [--url=|--navigate=]
 // Stores through the same send service as POST /api/notifications (no sender: the command line
 // has no session user). With REALTIME_NOTIFICATIONS=true it publishes through the Pusher HTTP
-// API to PUSHER_HOST, or to the local service at HOST:PORT (DESIGN.md 3.6); a failed push is
-// reported on stderr and the command still succeeds, the notifications being stored.
+// API to PUSHER_HOST, or to the local service at HOST:PORT (DESIGN.md 3.6), both read from the
+// same settings as the server (environment and .env). A failed push is an error (exit 1, saying
+// where it tried): the records are stored and printed, but nobody saw them arrive.
 import type { Config } from '../../config/config.js';
 import { persistentSecret } from '../../config/secrets.js';
 import type { ActionInput } from '../../notifications/notification-input.js';
@@ -18,14 +19,24 @@ import { localService } from '../local-service.js';
 const USAGE =
   'Usage: svc notify <user>[,<user>...] --title=<t> --message=<m> [--level=info|success|warning|danger] [--icon=<name>] [--url=<https://...> | --navigate=</path>]';
 
-function broadcasterFor(config: Config): Broadcaster | null {
+interface Push {
+  readonly broadcaster: Broadcaster;
+  /** Where the push goes, for messages. */
+  readonly target: string;
+}
+
+function pushFor(config: Config): Push | null {
   const { realtime } = config;
   if (!realtime.enabled) return null;
   const secret = persistentSecret(config.dataDir, 'pusher', realtime.secret);
-  return httpBroadcaster({
-    endpoint: realtime.external ?? localService(config),
-    credentials: { appId: realtime.appId, key: realtime.key, secret },
-  });
+  const endpoint = realtime.external ?? localService(config);
+  return {
+    broadcaster: httpBroadcaster({
+      endpoint,
+      credentials: { appId: realtime.appId, key: realtime.key, secret },
+    }),
+    target: `${endpoint.scheme}://${endpoint.host}:${endpoint.port}${realtime.external ? ' (PUSHER_HOST)' : ' (the service at HOST:PORT)'}`,
+  };
 }
 
 function actionOf(options: Record<string, unknown>): ActionInput | null {
@@ -59,17 +70,24 @@ export const notify: Command = {
     const title = requiredString(options.title, 'title');
     const message = requiredString(options.message, 'message');
     const action = actionOf(options);
+    let pushFailure: string | null = null;
+    let push: Push | null = null;
     const records = await withDatabase(async ({ config, database }) => {
       const to: number[] = [];
       for (const ref of refs)
         to.push(await findByIdOrName(database, 'users', 'login', 'user', ref));
+      push = pushFor(config);
       const log = {
         warn: (details: object, text: string) => {
           const cause = (details as { err?: unknown }).err;
-          process.stderr.write(`${text}${cause instanceof Error ? ` ${cause.message}` : ''}\n`);
+          pushFailure = cause instanceof Error ? cause.message : text;
         },
       };
-      const sender = new NotificationSender({ database, broadcaster: broadcasterFor(config), log });
+      const sender = new NotificationSender({
+        database,
+        broadcaster: push?.broadcaster ?? null,
+        log,
+      });
       return sender.send({
         to,
         title,
@@ -80,8 +98,16 @@ export const notify: Command = {
       });
     });
     printJson(records);
+    const stored = `${records.length} notification${records.length === 1 ? '' : 's'} stored`;
+    const target = (push as Push | null)?.target;
+    if (pushFailure !== null)
+      throw new Error(
+        `${stored}, but the real-time push failed: ${pushFailure}. Is svc running there with REALTIME_NOTIFICATIONS=true (or is PUSHER_HOST right)?`,
+      );
     process.stderr.write(
-      `${records.length} notification${records.length === 1 ? '' : 's'} sent.\n`,
+      target
+        ? `${stored} and pushed to ${target}.\n`
+        : `${stored}; not pushed: REALTIME_NOTIFICATIONS is off in these settings.\n`,
     );
   },
 };

@@ -2,8 +2,9 @@
 // --workers N (or WORKERS) the process becomes a node:cluster primary that migrates and
 // bootstraps once, then runs N workers on the same port.
 import cluster from 'node:cluster';
-import { type Config, loadConfig, MAX_WORKERS } from '../../config/config.js';
+import { type Config, MAX_WORKERS } from '../../config/config.js';
 import { prepareService, startService } from '../../service.js';
+import { cliConfig } from '../cli-config.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { closeOnSignals } from '../graceful-shutdown.js';
@@ -57,7 +58,7 @@ export const serve: Command = {
   summary: 'Run the HTTP service (what npm start runs); --workers=<n> for n processes',
   options: { workers: { type: 'string' } },
   async run({ options }) {
-    const config = loadConfig();
+    const config = cliConfig();
     // A worker runs this same command line again (cluster.fork): it serves.
     if (cluster.isWorker) {
       // A worker that cannot serve lets go of the primary's channel, or that would keep it alive.
