@@ -115,6 +115,16 @@ export const responses = {
       '`{error: "Resource not found"}`: no record has this id (or it is outside the caller\'s unit or company).',
     content: json(ref('Error')),
   },
+  RouteNotFound: {
+    description:
+      'Any other method and path (an action a resource does not expose included): `{error: "Not found"}`. Not referenced by an operation: it is the answer where the document has none.',
+    content: json({
+      type: 'object',
+      properties: { error: { const: 'Not found' } },
+      required: ['error'],
+      additionalProperties: false,
+    }),
+  },
   PayloadTooLarge: {
     description: 'The body is larger than BODY_LIMIT (1 MiB by default).',
     content: json(ref('Message')),
@@ -150,6 +160,17 @@ export const responses = {
 };
 
 export type ErrorResponse = keyof typeof responses;
+
+/**
+ * Any request may carry a body (a list reads its parameters from one, DESIGN.md 3.5), which the
+ * framework refuses before the handler when it is malformed (400), larger than BODY_LIMIT (413)
+ * or not JSON (415): every operation can answer these.
+ */
+export const BODY_ERRORS = {
+  '400': 'BadRequest',
+  '413': 'PayloadTooLarge',
+  '415': 'UnsupportedMediaType',
+} as const satisfies Record<string, ErrorResponse>;
 
 /** `{'401': {$ref}, ...}` for the named shared responses. */
 export function errorResponses(

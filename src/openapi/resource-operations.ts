@@ -11,7 +11,7 @@ import { OPERATORS } from '../engine/query/filters.js';
 import type { ResourceRoute } from '../engine/routes.js';
 import { parseMiddleware } from '../kernel/middleware.js';
 import { describeFields, type FieldDescription } from '../model/field-description.js';
-import { type ErrorResponse, errorResponses, json, ref } from './components.js';
+import { BODY_ERRORS, type ErrorResponse, errorResponses, json, ref } from './components.js';
 import {
   inputFieldSchema,
   outputFieldSchema,
@@ -179,6 +179,7 @@ function listParameters(resource: Resource): Operation[] {
 }
 
 const READ_ERRORS: Record<string, ErrorResponse> = {
+  ...BODY_ERRORS,
   '401': 'Unauthenticated',
   '403': 'Forbidden',
   '429': 'TooManyRequests',
@@ -187,9 +188,6 @@ const READ_ERRORS: Record<string, ErrorResponse> = {
 };
 const WRITE_ERRORS: Record<string, ErrorResponse> = {
   ...READ_ERRORS,
-  '400': 'BadRequest',
-  '413': 'PayloadTooLarge',
-  '415': 'UnsupportedMediaType',
   '419': 'CsrfMismatch',
   '422': 'ValidationFailed',
 };
@@ -270,12 +268,7 @@ export function resourceOperations(route: ResourceRoute): {
         }),
       },
     };
-    const listErrors = {
-      ...READ_ERRORS,
-      '400': 'BadRequest',
-      '415': 'UnsupportedMediaType',
-      '422': 'ValidationFailed',
-    } as const;
+    const listErrors = { ...READ_ERRORS, '422': 'ValidationFailed' } as const;
     collection.get = op(
       `list${plural}`,
       `List ${labels.plural.toLowerCase()}`,

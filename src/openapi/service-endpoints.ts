@@ -2,7 +2,7 @@
 // time, health, the driver, these descriptions themselves), keyed by `METHOD <Fastify path>`.
 // Their handlers have no definition to generate from, so they are described here, in one place;
 // test/openapi checks that every registered route has its entry and every entry its route.
-import { errorResponses, json, ref } from './components.js';
+import { BODY_ERRORS, errorResponses, json, ref } from './components.js';
 import type { Schema } from './json-schema.js';
 import type { Operation } from './resource-operations.js';
 
@@ -19,6 +19,18 @@ const object = (
   additionalProperties: false,
 });
 const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+
+const TOKEN: Record<string, Schema> = {
+  id: integer,
+  user_id: integer,
+  unit_id: integer,
+  name: string,
+  abilities: { type: 'array', items: string },
+  expires_at: { type: ['string', 'null'], format: 'date-time' },
+  last_used_at: { type: ['string', 'null'], format: 'date-time' },
+  revoked_at: { type: ['string', 'null'], format: 'date-time' },
+  created_at: { type: ['string', 'null'], format: 'date-time' },
+};
 
 export const serviceSchemas: Record<string, Schema> = {
   SessionUser: object({
@@ -46,16 +58,11 @@ export const serviceSchemas: Record<string, Schema> = {
     required: ['user', 'unit', 'csrf_token'],
     additionalProperties: false,
   },
-  Token: object({
-    id: integer,
-    user_id: integer,
-    unit_id: integer,
-    name: string,
-    abilities: { type: 'array', items: string },
-    expires_at: { type: ['string', 'null'], format: 'date-time' },
-    last_used_at: { type: ['string', 'null'], format: 'date-time' },
-    revoked_at: { type: ['string', 'null'], format: 'date-time' },
-    created_at: { type: ['string', 'null'], format: 'date-time' },
+  Token: object(TOKEN),
+  TokenListItem: object({
+    ...TOKEN,
+    user: nullable(object({ id: integer, login: string, name: string })),
+    unit: nullable(object({ id: integer, name: string })),
   }),
   NotificationAction: {
     oneOf: [
@@ -147,6 +154,7 @@ const sessionRead = (
   responses: {
     ...success,
     ...errorResponses({
+      ...BODY_ERRORS,
       '401': 'Unauthenticated',
       '429': 'TooManyRequests',
       '500': 'ServerError',
@@ -168,9 +176,8 @@ const sessionWrite = (
   responses: {
     ...success,
     ...errorResponses({
-      '400': 'BadRequest',
+      ...BODY_ERRORS,
       '401': 'Unauthenticated',
-      '415': 'UnsupportedMediaType',
       '419': 'CsrfMismatch',
       '429': 'TooManyRequests',
       '500': 'ServerError',
@@ -224,8 +231,7 @@ export const serviceEndpoints: Record<string, Operation> = {
     responses: {
       ...ok('Signed in.', ref('Session')),
       ...errorResponses({
-        '400': 'BadRequest',
-        '415': 'UnsupportedMediaType',
+        ...BODY_ERRORS,
         '422': 'ValidationFailed',
         '429': 'TooManyRequests',
         '500': 'ServerError',
@@ -296,17 +302,7 @@ export const serviceEndpoints: Record<string, Operation> = {
     ...ok(
       'The tokens.',
       object({
-        data: {
-          type: 'array',
-          items: {
-            allOf: [ref('Token')],
-            type: 'object',
-            properties: {
-              user: nullable(object({ id: integer, login: string, name: string })),
-              unit: nullable(object({ id: integer, name: string })),
-            },
-          },
-        },
+        data: { type: 'array', items: ref('TokenListItem') },
       }),
     ),
     ...errorResponses({ '403': 'Forbidden' }),
@@ -475,7 +471,10 @@ export const serviceEndpoints: Record<string, Operation> = {
     summary: 'Liveness: the process answers',
     tags: ['Operations'],
     security: [],
-    responses: ok('Alive.', object({ status: { const: 'ok' } })),
+    responses: {
+      ...ok('Alive.', object({ status: { const: 'ok' } })),
+      ...errorResponses(BODY_ERRORS),
+    },
   },
   'GET /ready': {
     summary: 'Readiness: the database answers and its migrations are applied',
@@ -483,6 +482,7 @@ export const serviceEndpoints: Record<string, Operation> = {
     security: [],
     responses: {
       ...ok('Ready.', ref('Readiness')),
+      ...errorResponses(BODY_ERRORS),
       '503': { description: 'Not ready.', content: json(ref('Readiness')) },
     },
   },
@@ -490,7 +490,7 @@ export const serviceEndpoints: Record<string, Operation> = {
     summary: 'This document',
     tags: ['Descriptions'],
     security: [],
-    responses: ok('OpenAPI 3.1.', { type: 'object' }),
+    responses: { ...ok('OpenAPI 3.1.', { type: 'object' }), ...errorResponses(BODY_ERRORS) },
   },
   'GET /docs': {
     summary: 'The API reference page for this document',
@@ -498,6 +498,7 @@ export const serviceEndpoints: Record<string, Operation> = {
     security: [],
     responses: {
       '200': { description: 'An HTML page.', content: { 'text/html': { schema: string } } },
+      ...errorResponses(BODY_ERRORS),
     },
   },
   'POST /_mad/rest-driver/query': {
