@@ -398,6 +398,11 @@ describe('svc CLI', { concurrency: true }, () => {
         /--expires-at must be an ISO-8601 date/,
       ],
       [
+        'token:create with an --expires-at already past',
+        ['token:create', 'admin', 'Main', '--name=x', '--expires-at=2020-01-01T00:00:00Z'],
+        /--expires-at must be in the future, got "2020-01-01T00:00:00Z"/,
+      ],
+      [
         'token:create without the unit',
         ['token:create', 'admin', '--name=x'],
         /Usage: svc token:create <user> <unit>/,

@@ -265,6 +265,27 @@ describe('token admin API (/app/tokens-api)', () => {
     ]);
   });
 
+  it('refuses an expiry already past with 422 and stores nothing (DESIGN.md 3.6 Bounds)', async () => {
+    const before = await tokenCount();
+    const message = 'The expires at field must be a date after now.';
+    for (const expires_at of [
+      '2020-01-01T00:00:00.000Z',
+      new Date(Date.now() - 1000).toISOString(),
+    ])
+      assertJson(
+        await admin.post('/app/tokens-api', {
+          user_id: 1,
+          unit_id: 1,
+          name: 'stale',
+          abilities: [],
+          expires_at,
+        }),
+        422,
+        { message, errors: { expires_at: [message] } },
+      );
+    assert.equal(await tokenCount(), before);
+  });
+
   it('needs the CSRF token to issue and to revoke', async () => {
     const { data } = await issue({ user_id: 1, unit_id: 1, name: 'csrf', abilities: [] });
     const before = await tokenCount();

@@ -59,6 +59,9 @@ export async function createToken(
   });
   if (request.expiresAt && Number.isNaN(request.expiresAt.getTime()))
     bag.expires_at = ['The expires at field must be a valid date.'];
+  // A token born expired is a mistake of its issuer, not a token (DESIGN.md 3.6 "Bounds").
+  else if (request.expiresAt && request.expiresAt.getTime() <= Date.now())
+    bag.expires_at = ['The expires at field must be a date after now.'];
   const { db, adapter } = database;
   const user = await db
     .selectFrom('users')

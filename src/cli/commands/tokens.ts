@@ -21,6 +21,8 @@ function expiry(options: Record<string, unknown>): Date | null {
     const date = new Date(at);
     if (Number.isNaN(date.getTime()))
       throw new CliError(`--expires-at must be an ISO-8601 date, got "${at}".`);
+    if (date.getTime() <= Date.now())
+      throw new CliError(`--expires-at must be in the future, got "${at}".`);
     return date;
   }
   return null;
