@@ -201,6 +201,7 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     await page.waitForURL(/\/admin\/r\/groups$/);
     await page.goBack();
     await page.waitForURL(/\/admin\/r\/import-templates\/\d+$/);
+    await groups.getByRole('row').nth(2).waitFor();
     assert.equal(await groups.getByRole('row').count(), 3, 'the stored rows, nothing saved');
   });
 

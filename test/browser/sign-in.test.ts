@@ -11,7 +11,7 @@ import {
   signIn,
   startAdmin,
 } from '../helpers/browser.js';
-import { linkUnit, seedUnit } from '../helpers/session-seed.js';
+import { linkUnit, seedLoginUser, seedUnit, USER_PASSWORD } from '../helpers/session-seed.js';
 
 describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
@@ -20,6 +20,15 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     admin = await startAdmin();
     const { db } = admin.server.service.database;
     await linkUnit(db, 1, await seedUnit(db, 'Second'));
+    await seedLoginUser(db, 'editor', [1]);
+    await admin.server.service.database.db
+      .insertInto('groups')
+      .values({
+        name: 'Editors',
+        created_at: new Date().toISOString(),
+        updated_at: new Date().toISOString(),
+      })
+      .execute();
   });
   after(() => admin?.close());
 
@@ -69,8 +78,12 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     const session: any = await page.evaluate(() => fetch('/app/session').then((r) => r.json()));
     assert.equal(session.unit.name, 'Second');
     const back = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
+    const reloaded = page.waitForResponse((r) => r.url().endsWith('/app/resources'));
     await unit.selectOption({ label: 'Main' });
     assert.equal((await back).status(), 200);
+    // The screen reloads in the new unit: settled before the next test ends the session.
+    assert.equal((await reloaded).status(), 200);
+    await page.getByText(/^Page 1 of 1/).waitFor();
   });
 
   it('sends an expired session to sign in on its next request, and back to the same screen after', async () => {
@@ -96,6 +109,31 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const status = await page.evaluate(() => fetch('/app/session').then((r) => r.status));
     assert.equal(status, 401);
+  });
+
+  it('shows a user who is not an admin only what they may use, and lets them pick groups and users', async () => {
+    const { page } = admin;
+    await signIn(page, 'editor', USER_PASSWORD);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Import templates' }).click();
+    for (const name of ['Users', 'Companies', 'Units', 'Groups', 'Tokens'])
+      assert.equal(await nav.getByRole('link', { name, exact: true }).count(), 0, name);
+    await nav.getByRole('link', { name: 'Notifications' }).waitFor();
+    await page.getByRole('button', { name: 'New' }).click();
+    const groups = page.getByRole('region', { name: 'Groups', exact: true });
+    await groups.getByRole('button', { name: 'Add row' }).click();
+    await groups.getByRole('combobox', { name: 'Group' }).fill('Edit');
+    await page.getByRole('option', { name: 'Editors' }).click();
+    const users = page.getByRole('region', { name: 'Users', exact: true });
+    await users.getByRole('button', { name: 'Add row' }).click();
+    await users.getByRole('combobox', { name: 'User' }).fill('admin');
+    await page.getByRole('option', { name: /Administrator/ }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page
+      .getByRole('dialog', { name: 'Leave without saving?' })
+      .waitFor({ state: 'detached' })
+      .catch(() => {});
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
 
   it('shows the 429 of the per-IP failure limit', async () => {

@@ -85,7 +85,7 @@ export function App() {
   const unitId = session?.unit.id;
   useEffect(() => {
     if (unitId === undefined) return;
-    setResources(null);
+    // A unit switch keeps the navigation of the unit before while the new one loads.
     setResourcesError(null);
     get<ResourcesAnswer>('/app/resources').then(
       (answer) => setResources(answer.data),

@@ -55,23 +55,14 @@ export function NotificationBell() {
     };
   }, [session.user.id]);
 
-  // Closes on Esc (focus back to the bell) and on a click elsewhere.
+  // Closes on a click elsewhere (Esc: the root's onKeyDown, so no key is missed before this runs).
   useEffect(() => {
     if (!open) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape') return;
-      setOpen(false);
-      button.current?.focus();
-    };
     const onClick = (event: MouseEvent) => {
       if (!root.current?.contains(event.target as Node)) setOpen(false);
     };
-    addEventListener('keydown', onKey);
     addEventListener('click', onClick);
-    return () => {
-      removeEventListener('keydown', onKey);
-      removeEventListener('click', onClick);
-    };
+    return () => removeEventListener('click', onClick);
   }, [open]);
 
   const unread = page?.meta.unread_count ?? 0;
@@ -81,7 +72,17 @@ export function NotificationBell() {
   };
 
   return (
-    <div class="bell" ref={root}>
+    // biome-ignore lint/a11y/noStaticElementInteractions: Esc from anywhere inside the dropdown closes it
+    <div
+      class="bell"
+      ref={root}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape' || !open) return;
+        event.stopPropagation();
+        setOpen(false);
+        button.current?.focus();
+      }}
+    >
       <button
         type="button"
         ref={button}

@@ -35,7 +35,7 @@ function byDomain(abilities: readonly string[]): [string, string[]][] {
 }
 
 function When({ value, none }: { value: string | null; none: string }) {
-  return value ? <time dateTime={value}>{formatDate(value)}</time> : <>{none}</>;
+  return value ? <time dateTime={value}>{formatDate(value)}</time> : <span>{none}</span>;
 }
 
 function IssueForm({ onIssued }: { onIssued: () => void }) {
@@ -204,10 +204,8 @@ function IssueForm({ onIssued }: { onIssued: () => void }) {
             {fieldError('expires_at')}
           </div>
         </div>
-        <div class="abilities" role="group" aria-labelledby={`${id}-abilities`}>
-          <h3 id={`${id}-abilities`} class="field-label">
-            Abilities
-          </h3>
+        <fieldset class="abilities">
+          <legend>Abilities</legend>
           {byDomain(grantable).map(([domain, list]) => (
             <fieldset key={domain}>
               <legend>{domain}</legend>
@@ -229,7 +227,7 @@ function IssueForm({ onIssued }: { onIssued: () => void }) {
             </fieldset>
           ))}
           {fieldError('abilities')}
-        </div>
+        </fieldset>
         <div class="form-actions">
           <button type="submit" class="primary">
             Issue token
