@@ -53,7 +53,14 @@ export interface ServiceOptions {
   readonly prepared?: boolean;
   /** The resource routes (default: the service's own, app/routes.ts); tests add fixtures. */
   readonly resources?: readonly ResourceRoute[];
+  /**
+   * Shows a generated first admin password on a line of its own (`svc serve`); without it the
+   * password goes into the log record.
+   */
+  readonly onAdminPassword?: AdminPasswordLine;
 }
+
+export type AdminPasswordLine = (password: string) => void;
 
 interface StartLog {
   info(message: string): void;
@@ -68,15 +75,29 @@ export async function openDatabase(config: Config): Promise<Database> {
 }
 
 /** First start (DESIGN.md 3.1): the company, unit and admin of an empty database, said once. */
-async function firstStart(database: Database, config: Config, log: StartLog): Promise<void> {
+async function firstStart(
+  database: Database,
+  config: Config,
+  log: StartLog,
+  passwordLine?: AdminPasswordLine,
+): Promise<void> {
   const first = await bootstrap(database, config.adminPassword);
-  if (first.generatedPassword) {
+  if (first.generatedPassword && passwordLine) {
+    log.warn(
+      'First start: created company Default, unit Main and user "admin" with a generated password, shown once on its own line.',
+    );
+    passwordLine(first.generatedPassword);
+  } else if (first.generatedPassword) {
     log.warn(
       `First start: created user "admin" with password ${first.generatedPassword} (shown once; change it).`,
     );
   } else if (first.created) {
     log.info(
       'First start: created company Default, unit Main and user "admin" (password from ADMIN_PASSWORD).',
+    );
+  } else if (config.adminPassword) {
+    log.warn(
+      'ADMIN_PASSWORD is ignored: the database already has users. Change a password with `npx svc user:password <login>`.',
     );
   }
 }
@@ -85,12 +106,16 @@ async function firstStart(database: Database, config: Config, log: StartLog): Pr
  * What must happen once before several processes start the service on one database and
  * DATA_DIR: migrations, the first-start bootstrap and the generated secrets.
  */
-export async function prepareService(config: Config, log: StartLog): Promise<void> {
+export async function prepareService(
+  config: Config,
+  log: StartLog,
+  passwordLine?: AdminPasswordLine,
+): Promise<void> {
   const database = await openDatabase(config);
   try {
     // Opening the units' databases brings their data tables up to date too.
     await (await UnitDatabases.open(database, config, config)).close();
-    await firstStart(database, config, log);
+    await firstStart(database, config, log, passwordLine);
   } finally {
     await database.close();
   }
@@ -211,7 +236,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   });
   app.addHook('onClose', async () => shared.close());
   shared.redis?.reportTo(app.log);
-  if (!options.prepared) await firstStart(database, config, app.log);
+  if (!options.prepared) await firstStart(database, config, app.log, options.onAdminPassword);
   if (!notifications) throw new Error('buildApp did not register the service routes');
   return { app, database, unitDatabases, notifications, realtime, close: () => app.close() };
 }

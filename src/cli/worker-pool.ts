@@ -4,13 +4,21 @@
 // once all have finished. A worker that dies before it ever listened (bad port, unreadable
 // database) would only die again: then the whole pool stops with exit code 1.
 import cluster, { type Address, type Worker } from 'node:cluster';
-import type { ProcessLog } from './process-log.js';
+
+/** The primary's pino logger (cli/log-output.ts), as far as the pool uses it. */
+export interface ProcessLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 export interface WorkerPoolOptions {
   readonly workers: number;
   readonly log: ProcessLog;
   /** Each worker's own shutdown bound; the primary waits a little longer, then kills. */
   readonly shutdownTimeoutMs: number;
+  /** Once every worker listens, with the port they share. */
+  readonly onListening?: (port: number) => void;
 }
 
 /** Beyond the workers' own shutdown timeout, before the primary kills what is left. */
@@ -59,6 +67,7 @@ export function runWorkerPool(options: WorkerPoolOptions): Promise<number> {
       if (!announced && live.size === options.workers && [...live.values()].every(Boolean)) {
         announced = true;
         log.info({ address: urlOf(address), workers: options.workers }, 'listening');
+        options.onListening?.(address.port);
       }
     });
 

@@ -33,6 +33,8 @@ export class ServeProcess {
   readonly lines: LogLine[] = [];
   readonly exited: Promise<Exit>;
   stderr = '';
+  /** Everything written to stdout, log lines or not (LOG_FORMAT=pretty, the summary block). */
+  stdout = '';
   /** http://127.0.0.1:<port>, known once the service listens. */
   url = '';
   private readonly waiters = new Set<() => void>();
@@ -44,6 +46,7 @@ export class ServeProcess {
   ) {
     let partial = '';
     child.stdout?.on('data', (chunk: Buffer) => {
+      this.stdout += chunk.toString('utf8');
       const text = partial + chunk.toString('utf8');
       const complete = text.split('\n');
       partial = complete.pop() ?? '';
@@ -56,7 +59,10 @@ export class ServeProcess {
       }
       this.wake();
     });
-    child.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString('utf8');
+      this.wake();
+    });
     this.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
         this.exit = { code, signal };
@@ -150,6 +156,25 @@ export class ServeProcess {
       this.waiters.add(check);
       check();
     });
+  }
+
+  /** Resolves once stdout and stderr together match `pattern`; fails if the process exits first. */
+  async waitForOutput(pattern: RegExp, timeoutMs = WAIT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stdout + this.stderr)) {
+      if (this.exit)
+        throw new Error(`svc serve exited before ${pattern}:\n${this.stdout}${this.stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`Timed out waiting for ${pattern}:\n${this.stdout}${this.stderr}`);
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.waiters.delete(done);
+          resolve();
+        };
+        this.waiters.add(done);
+        setTimeout(done, 200);
+      });
+    }
   }
 
   /** Log lines with this message. */

@@ -2,14 +2,34 @@
 // --workers N (or WORKERS) the process becomes a node:cluster primary that migrates and
 // bootstraps once, then runs N workers on the same port.
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { type Config, MAX_WORKERS } from '../../config/config.js';
 import { prepareService, startService } from '../../service.js';
-import { cliConfig } from '../cli-config.js';
+import { cliConfig, settingsSource } from '../cli-config.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { closeOnSignals } from '../graceful-shutdown.js';
-import { processLog } from '../process-log.js';
+import { prettyLogs, processLogger, serverLogger } from '../log-output.js';
+import { startupSummary, summaryText } from '../startup-summary.js';
 import { runWorkerPool } from '../worker-pool.js';
+
+/** The generated first admin password, on lines of its own (stderr), never in a log record. */
+function adminPasswordLine(password: string): void {
+  process.stderr.write(
+    `\nAdmin login "admin", generated password (shown only this once): ${password}\nChange it with: npx svc user:password admin\n\n`,
+  );
+}
+
+interface SummaryLog {
+  info(fields: object, message: string): void;
+}
+
+/** Said once per service: by the single process, or by the primary of a pool. */
+function announce(config: Config, port: number, workers: number, log: SummaryLog): void {
+  const summary = startupSummary(config, port, workers, settingsSource());
+  if (prettyLogs(config)) process.stdout.write(summaryText(summary));
+  else log.info(summary, `svc ${summary.version} started`);
+}
 
 function workerCount(option: unknown, config: Config): number | null {
   if (option === undefined) return config.workers;
@@ -43,13 +63,21 @@ function refuseUnshared(config: Config): void {
 
 /** One serving process: the whole service, or one worker of the pool (prepared by the primary). */
 async function serveHere(config: Config, prepared: boolean): Promise<never> {
-  const service = await startService(config, { prepared });
+  const service = await startService(config, {
+    prepared,
+    logger: serverLogger(config),
+    onAdminPassword: adminPasswordLine,
+  });
   closeOnSignals(service, { timeoutMs: config.shutdownTimeoutMs });
   try {
     await service.app.listen({ host: config.host, port: config.port });
   } catch (error) {
     await service.close();
     throw error;
+  }
+  if (!prepared) {
+    const { port } = service.app.server.address() as AddressInfo;
+    announce(config, port, 1, service.app.log);
   }
   return new Promise<never>(() => {});
 }
@@ -70,11 +98,17 @@ export const serve: Command = {
     const workers = workerCount(options.workers, config);
     if (workers === null) return serveHere(config, false);
     refuseUnshared(config);
-    const log = processLog(config.logLevel);
-    await prepareService(config, {
-      info: (message) => log.info({}, message),
-      warn: (message) => log.warn({}, message),
+    const log = processLogger(config);
+    await prepareService(
+      config,
+      { info: (message) => log.info(message), warn: (message) => log.warn(message) },
+      adminPasswordLine,
+    );
+    return runWorkerPool({
+      workers,
+      log,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+      onListening: (port) => announce(config, port, workers, log),
     });
-    return runWorkerPool({ workers, log, shutdownTimeoutMs: config.shutdownTimeoutMs });
   },
 };
