@@ -125,6 +125,7 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     const id = Number(new URL(page.url()).pathname.split('/').pop());
     const stored = (await api.get(`/api/import-templates/${id}`)).body;
     assert.equal(stored.title, 'Weekly orders');
+    assert.equal(stored.active, 'Y', 'left empty on create: the service default');
     assert.equal(stored.mapping_json, '{\n  "columns": [\n    "id",\n    "total"\n  ]\n}');
     assert.deepStrictEqual(
       stored.groups.map((g: any) => g.group_id),

@@ -102,10 +102,14 @@ const idField: FieldMeta = {
  * The one payload of a save (SPEC.md 4.4): the writable master fields and, for each detail
  * relation the form holds, every staged row (rows left out are deleted by the service).
  */
-export function payloadOf(meta: ResourceMeta, state: FormState): Payload {
+export function payloadOf(meta: ResourceMeta, state: FormState, create = false): Payload {
   const payload: Payload = {};
   for (const field of writable(meta.fields)) {
-    const value = fromText(field, state.master[field.name] ?? '');
+    const text = state.master[field.name] ?? '';
+    // A new record's empty fields are left out: the service's defaults apply (a template's
+    // `active` is Y), and a required one is still named by the 422.
+    if (create && text === '') continue;
+    const value = fromText(field, text);
     if (value !== undefined) payload[field.name] = value;
   }
   for (const detail of meta.details) {

@@ -3,7 +3,7 @@
 // one payload; a 422 lands on the field, row and cell it names, with the summary on top and
 // nothing typed lost; leaving with unsaved changes (compared as payloads) asks first; Ctrl/Cmd+S
 // saves; Delete asks in a dialog.
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type {
   DetailMeta,
   FieldMeta,
@@ -90,14 +90,14 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const dirty =
     form !== null &&
     baseline !== null &&
-    !samePayload(payloadOf(meta, form), payloadOf(meta, baseline));
+    !samePayload(payloadOf(meta, form, isNew), payloadOf(meta, baseline, isNew));
   useLeaveGuard(dirty && !saving);
 
   const save = async () => {
     if (!form || saving || !canSave) return;
     setSaving(true);
     setNotice(null);
-    const payload = payloadOf(meta, form);
+    const payload = payloadOf(meta, form, isNew);
     try {
       const saved = isNew
         ? await post<Record_>(meta.path, payload)
@@ -141,8 +141,8 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
     return () => removeEventListener('keydown', onKey);
   }, []);
 
-  // A row just added: its first input takes the focus.
-  useEffect(() => {
+  // A row just added: its first input takes the focus (before the next key press is handled).
+  useLayoutEffect(() => {
     if (focusRow === null) return;
     document
       .querySelector<HTMLElement>(`[data-row="${focusRow}"] input, [data-row="${focusRow}"] select`)

@@ -1,6 +1,6 @@
 // /admin/login: the session sign-in (POST /app/login). A 422 (wrong credentials, a missing
 // field) and the 429 of the per-IP limit are shown as the service words them.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
 import type { Session } from '../lib/session.js';
 
@@ -9,6 +9,9 @@ export function LoginScreen({ onSignedIn }: { onSignedIn: (session: Session) => 
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  // The one field to start with (autofocus is not honoured for an element a script inserts).
+  useEffect(() => first.current?.focus(), []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -39,8 +42,7 @@ export function LoginScreen({ onSignedIn }: { onSignedIn: (session: Session) => 
           value={login}
           onInput={(e) => setLogin(e.currentTarget.value)}
           required
-          // biome-ignore lint/a11y/noAutofocus: the one input of a sign-in page
-          autoFocus
+          ref={first}
         />
         <label for="password">Password</label>
         <input
