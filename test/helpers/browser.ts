@@ -143,8 +143,12 @@ export async function assertAccessible(page: Page, screen: string): Promise<void
   );
 }
 
-/** A screenshot for the README (docs/screenshots/<name>.png). */
+/**
+ * A screenshot for the README (docs/screenshots/<name>.png), taken only when SVC_SCREENSHOTS=1
+ * (the screens show dates: every run would change the files).
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.SVC_SCREENSHOTS !== '1') return;
   const dir = path.resolve(
     path.dirname(fileURLToPath(import.meta.url)),
     '..',

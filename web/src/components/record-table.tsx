@@ -121,7 +121,14 @@ export function RecordTable({ meta, rows, caption, sorting, busy }: RecordTableP
                     return (
                       <td
                         key={column.name}
-                        class={isNumber(column) ? 'number' : undefined}
+                        class={
+                          [
+                            isNumber(column) ? 'number' : '',
+                            column.name === linked || column.type === 'datetime' ? 'nowrap' : '',
+                          ]
+                            .join(' ')
+                            .trim() || undefined
+                        }
                         title={full !== shown ? full : undefined}
                       >
                         {cell}
