@@ -97,6 +97,25 @@ describe('GET /app/resources and the lookups', () => {
     for (const count of ['groups_count', 'users_count', 'logs_count'])
       assert.equal(columns.find((c) => c.name === count)?.type, 'integer');
     assert.deepEqual(columns.find((c) => c.name === 'creator')?.display, ['name', 'login']);
+    // Shown by default: not long text, not created_by (creator names it), not detail arrays.
+    assert.deepEqual(
+      columns.filter((c) => c.visible).map((c) => c.name),
+      [
+        'id',
+        'title',
+        'code',
+        'database_name',
+        'csv_model_path',
+        'import_mode',
+        'active',
+        'created_at',
+        'updated_at',
+        'creator',
+        'groups_count',
+        'users_count',
+        'logs_count',
+      ],
+    );
     assert.deepEqual(
       (list.filters as Meta[]).map((f) => [f.name, f.label, f.input, f.default_operator]),
       [

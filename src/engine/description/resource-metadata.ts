@@ -186,13 +186,25 @@ export async function resourceMetadata(
       );
       const fields = described.map((f) => fieldMeta(routes, f));
       const byName = new Map(fields.map((f) => [f.name, f]));
-      const columns: ColumnMeta[] = outputFields(resource, 'index').map((f) => ({
-        name: f.key,
-        label: f.label,
-        type: columnType(f.value),
-        sortable: resource.sortable.has(f.key),
-        display: f.value.kind === 'belongsTo' ? displayKeys(f.value) : null,
-      }));
+      const output = outputFields(resource, 'index');
+      // Foreign keys whose record the list loads: the record's column names it instead.
+      const named = new Set(
+        output.flatMap((f) => (f.value.kind === 'belongsTo' ? [f.value.relation.foreignKey] : [])),
+      );
+      const full = resource.indexFields.length === 0;
+      const columns: ColumnMeta[] = output.map((f) => {
+        const type = columnType(f.value);
+        const field = byName.get(f.key);
+        const long = field?.input === 'textarea' || field?.input === 'json';
+        return {
+          name: f.key,
+          label: f.label,
+          type,
+          sortable: resource.sortable.has(f.key),
+          display: f.value.kind === 'belongsTo' ? displayKeys(f.value) : null,
+          visible: type !== 'array' && !(full && (long || named.has(f.key))),
+        };
+      });
       const labels = resourceLabels(route);
       const perPage = resource.perPage;
       return {

@@ -1,5 +1,5 @@
-// The table of a list projection (DESIGN.md 3.7): columns from the metadata (loaded detail
-// arrays left out: their counts are columns of their own), sortable headers as buttons named
+// The table of a list projection (DESIGN.md 3.7): the columns the metadata marks visible (long
+// text, foreign keys whose record is loaded and detail arrays are not), sortable headers as buttons named
 // after the column, the record's title linking to its form.
 import type { ColumnMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { formatDate } from '../lib/format.js';
@@ -31,7 +31,7 @@ function text(column: ColumnMeta, value: unknown): string {
 }
 
 export function visibleColumns(meta: ResourceMeta): ColumnMeta[] {
-  return meta.list.columns.filter((c) => c.type !== 'array');
+  return meta.list.columns.filter((c) => c.visible);
 }
 
 /** Which column's cell links to the record: its first title field shown, else its key. */
