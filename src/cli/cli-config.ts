@@ -20,12 +20,12 @@ export function cliConfig(): Config {
 /** Where the settings came from, for messages: the environment, and `.env` when there is one. */
 export function settingsSource(): string {
   const file = readEnvFile().path;
-  return file ? `the environment and ${file}` : 'the environment (no .env in this directory)';
+  return file ? `environment + ${file}` : `environment only, no .env in ${process.cwd()}`;
 }
 
 /** Says on stderr which database a command opens (never its password). */
 export function announceDatabase(config: Config): void {
   process.stderr.write(
-    `Database: ${databaseEngine(config.databaseUrl)} ${databaseLocation(config.databaseUrl)} (settings from ${settingsSource()}).\n`,
+    `Database: ${databaseEngine(config.databaseUrl)} ${databaseLocation(config.databaseUrl)} (settings: ${settingsSource()})\n`,
   );
 }

@@ -108,7 +108,7 @@ describe('svc CLI', { concurrency: true }, () => {
 
     it('refuses an unknown command with exit 2 and the usage listing every command', async () => {
       const run = await svc(dataDir, 'token:forge');
-      refused(run, /Unknown command "token:forge"/);
+      refused(run, /unknown command "token:forge"/);
       for (const command of [
         'migrate',
         'user:create',
@@ -410,7 +410,7 @@ describe('svc CLI', { concurrency: true }, () => {
       [
         'token:create with an unknown option',
         ['token:create', 'admin', 'Main', '--name=x', '--scope=all'],
-        /Unknown option '--scope'/,
+        /Unknown option --scope for `svc token:create`\. It takes: --name=<text>, --abilities=/,
       ],
       ['token:revoke of an unknown token', ['token:revoke', '999'], /No token #999/],
       [

@@ -83,7 +83,7 @@ describe('one configuration for the server and every command', () => {
     ok(run);
     assert.match(run.stderr, new RegExp(`Database: \\S+ ${escapeRegExp(databaseLocation(url))} `));
     assert.ok(!/:[^@/]+@/.test(run.stderr.replace(/^.*Database: /s, '')), run.stderr);
-    assert.match(run.stderr, new RegExp(`settings from the environment and ${escapeRegExp(dir)}`));
+    assert.match(run.stderr, new RegExp(`settings: environment \\+ ${escapeRegExp(dir)}/\\.env`));
     if (!database.url) assert.ok(fs.existsSync(path.join(dir, 'from-dotenv.sqlite')));
   });
 

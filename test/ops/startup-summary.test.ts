@@ -4,6 +4,7 @@
 // longer applies.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { cliWorkingDir } from '../helpers/cli.js';
 import { ServeProcess } from '../helpers/serve-process.js';
 
 const VERSION = (await import('../../package.json', { with: { type: 'json' } })).default.version;
@@ -40,7 +41,7 @@ describe('svc serve start-up', { concurrency: true }, () => {
         driver: 'off',
         workers: 1,
         redis: 'off (state kept in this process)',
-        settings: 'the environment (no .env in this directory)',
+        settings: `environment only, no .env in ${cliWorkingDir()}`,
         msg: `svc ${VERSION} started`,
       },
     );
@@ -85,7 +86,7 @@ describe('svc serve start-up', { concurrency: true }, () => {
 
   it('LOG_FORMAT=pretty writes readable lines and the summary as a block', async () => {
     const serve = keep(ServeProcess.launch([], { LOG_FORMAT: 'pretty' }));
-    await serve.waitForOutput(/Settings {8}the environment/);
+    await serve.waitForOutput(/Settings {8}environment only/);
     assert.equal(serve.lines.length, 0, 'no JSON record');
     assert.match(serve.stdout, /INFO.*: Server listening at http:\/\/127\.0\.0\.1:\d+/);
     assert.match(

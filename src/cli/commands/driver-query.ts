@@ -33,12 +33,22 @@ function messageOf(body: unknown, status: number): string {
 }
 
 export const driverQuery: Command = {
-  summary:
-    'Send one signed SQL statement to the running service: "<sql>" [--bindings=<json>] [--connection=]',
+  summary: 'Send one signed SQL statement to the running service (REST_DRIVER_SECRET, HOST:PORT)',
+  usage: '"<sql>" [--bindings=<json>] [--connection=<name>]',
+  arguments: { '"<sql>"': 'one SQL statement, ? for each binding' },
   options: {
-    bindings: { type: 'string' },
-    connection: { type: 'string' },
+    bindings: {
+      type: 'string',
+      value: '<json>',
+      description: 'a JSON array of values for the ? marks',
+    },
+    connection: {
+      type: 'string',
+      value: '<name>',
+      description: 'a DB_CONNECTIONS entry instead of DATABASE_URL',
+    },
   },
+  examples: [`npx svc driver:query "select id, name from units where id = ?" --bindings='[1]'`],
   async run({ options, positionals }) {
     const [sql, extra] = positionals;
     if (!sql || extra !== undefined) throw new CliError(USAGE);

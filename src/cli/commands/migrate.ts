@@ -8,6 +8,8 @@ import type { Command } from '../command.js';
 
 export const migrate: Command = {
   summary: 'Apply pending database migrations (DATABASE_URL and every DB_CONNECTIONS entry)',
+  usage: '',
+  examples: ['npx svc migrate'],
   async run() {
     const config = cliConfig();
     announceDatabase(config);

@@ -49,16 +49,29 @@ function actionOf(options: Record<string, unknown>): ActionInput | null {
 }
 
 export const notify: Command = {
-  summary:
-    'Send a notification: <user>[,<user>...] --title= --message= [--level=] [--icon=] [--url=|--navigate=]',
+  summary: 'Send a notification to users; pushed in real time when REALTIME_NOTIFICATIONS=true',
+  usage:
+    '<user>[,<user>...] --title=<text> --message=<text> [--level=<level>] [--icon=<name>] [--url=<url> | --navigate=<path>]',
+  arguments: { '<user>': 'an id or login; several separated by commas' },
   options: {
-    title: { type: 'string' },
-    message: { type: 'string' },
-    level: { type: 'string' },
-    icon: { type: 'string' },
-    url: { type: 'string' },
-    navigate: { type: 'string' },
+    title: { type: 'string', value: '<text>', description: 'the title (required)' },
+    message: { type: 'string', value: '<text>', description: 'the text (required)' },
+    level: {
+      type: 'string',
+      value: '<level>',
+      description: 'info (default), success, warning or danger',
+    },
+    icon: { type: 'string', value: '<name>', description: 'an icon name for the front end' },
+    url: { type: 'string', value: '<url>', description: 'an http(s) link to open in a new tab' },
+    navigate: {
+      type: 'string',
+      value: '<path>',
+      description: 'a path of the admin front end to go to',
+    },
   },
+  examples: [
+    'npx svc notify admin --title="Import done" --message="42 rows imported" --level=success',
+  ],
   async run({ options, positionals }) {
     const [list, extra] = positionals;
     if (!list || extra !== undefined) throw new CliError(USAGE);

@@ -6,7 +6,10 @@ import type { Command } from '../command.js';
 import { findByIdOrName, printJson, withDatabase } from '../database-session.js';
 
 export const companyCreate: Command = {
-  summary: 'Create a company (tenant): <name>',
+  summary: 'Create a company (a tenant)',
+  usage: '<name>',
+  arguments: { '<name>': 'the company name' },
+  examples: ['npx svc company:create Acme'],
   async run({ positionals }) {
     const [name] = positionals;
     if (!name) throw new CliError('Usage: svc company:create <name>');
@@ -16,8 +19,18 @@ export const companyCreate: Command = {
 };
 
 export const unitCreate: Command = {
-  summary: 'Create a unit: <name> [--company=<id|name>] [--connection=<name>]',
-  options: { company: { type: 'string' }, connection: { type: 'string' } },
+  summary: 'Create a unit (where tokens and sessions act), optionally in a company',
+  usage: '<name> [--company=<id|name>] [--connection=<name>]',
+  arguments: { '<name>': 'the unit name' },
+  options: {
+    company: { type: 'string', value: '<id|name>', description: 'the company it belongs to' },
+    connection: {
+      type: 'string',
+      value: '<name>',
+      description: 'a DB_CONNECTIONS entry holding its data (default: DATABASE_URL)',
+    },
+  },
+  examples: ['npx svc unit:create East --company=Acme'],
   async run({ options, positionals }) {
     const [name] = positionals;
     if (!name)
@@ -43,7 +56,10 @@ export const unitCreate: Command = {
 };
 
 export const groupCreate: Command = {
-  summary: 'Create a user group: <name>',
+  summary: 'Create a user group',
+  usage: '<name>',
+  arguments: { '<name>': 'the group name' },
+  examples: ['npx svc group:create Operators'],
   async run({ positionals }) {
     const [name] = positionals;
     if (!name) throw new CliError('Usage: svc group:create <name>');

@@ -83,8 +83,16 @@ async function serveHere(config: Config, prepared: boolean): Promise<never> {
 }
 
 export const serve: Command = {
-  summary: 'Run the HTTP service (what npm start runs); --workers=<n> for n processes',
-  options: { workers: { type: 'string' } },
+  summary: 'Run the HTTP service (migrates first); the production entry point',
+  usage: '[--workers=<n>]',
+  options: {
+    workers: {
+      type: 'string',
+      value: '<n>',
+      description: 'run n worker processes on one port (default: WORKERS, else one process)',
+    },
+  },
+  examples: ['npx svc serve', 'npx svc serve --workers=4'],
   async run({ options }) {
     const config = cliConfig();
     // A worker runs this same command line again (cluster.fork): it serves.

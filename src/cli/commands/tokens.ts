@@ -29,13 +29,27 @@ function expiry(options: Record<string, unknown>): Date | null {
 }
 
 export const tokenCreate: Command = {
-  summary: 'Issue an API token: <user> <unit> --name= [--abilities=a,b] [--expires-in-days=n]',
+  summary: 'Issue an API token for a user in a unit; prints the token alone, once',
+  usage:
+    '<user> <unit> --name=<text> [--abilities=<a,b,...>] [--expires-in-days=<n> | --expires-at=<ISO-8601>]',
+  arguments: { '<user>': 'an id or login', '<unit>': 'an id or name' },
   options: {
-    name: { type: 'string' },
-    abilities: { type: 'string' },
-    'expires-in-days': { type: 'string' },
-    'expires-at': { type: 'string' },
+    name: { type: 'string', value: '<text>', description: 'what the token is for (required)' },
+    abilities: {
+      type: 'string',
+      value: '<a,b,...>',
+      description: 'what it may do, from `svc abilities` (none: it may do nothing)',
+    },
+    'expires-in-days': { type: 'string', value: '<n>', description: 'expire n days from now' },
+    'expires-at': {
+      type: 'string',
+      value: '<ISO-8601>',
+      description: 'expire at this moment, e.g. 2027-01-31T00:00:00Z',
+    },
   },
+  examples: [
+    'npx svc token:create admin Main --name="CI job" --abilities=import-templates.read,import-templates.write',
+  ],
   async run({ options, positionals }) {
     const [userRef, unitRef] = positionals;
     if (!userRef || !unitRef)
@@ -70,14 +84,19 @@ export const tokenCreate: Command = {
 };
 
 export const tokenList: Command = {
-  summary: 'List API tokens (never their secrets)',
+  summary: 'List API tokens as JSON (never their secrets)',
+  usage: '',
+  examples: ['npx svc token:list'],
   async run() {
     printJson(await withDatabase(({ database }) => listTokens(database)));
   },
 };
 
 export const tokenRevoke: Command = {
-  summary: 'Revoke an API token: <id>',
+  summary: 'Revoke an API token',
+  usage: '<id>',
+  arguments: { '<id>': 'the token id (`svc token:list`, or the number token:create printed)' },
+  examples: ['npx svc token:revoke 3'],
   async run({ positionals }) {
     const [id] = positionals;
     if (!id || !/^\d+$/.test(id)) throw new CliError('Usage: svc token:revoke <id>');
@@ -89,7 +108,9 @@ export const tokenRevoke: Command = {
 };
 
 export const abilities: Command = {
-  summary: 'List the grantable abilities (those declared on routes)',
+  summary: 'List the abilities a token can be given (those declared on routes)',
+  usage: '',
+  examples: ['npx svc abilities'],
   async run() {
     printJson(grantableAbilities());
   },

@@ -4,7 +4,10 @@ import type { Command } from '../command.js';
 import { findByIdOrName, printJson, withDatabase } from '../database-session.js';
 
 export const unitAttach: Command = {
-  summary: 'Attach a user to a unit: <user id|login> <unit id|name>',
+  summary: 'Let a user act in a unit (idempotent)',
+  usage: '<user> <unit>',
+  arguments: { '<user>': 'an id or login', '<unit>': 'an id or name' },
+  examples: ['npx svc unit:attach bob East'],
   async run({ positionals }) {
     const [userRef, unitRef] = positionals;
     if (!userRef || !unitRef) throw new CliError('Usage: svc unit:attach <user> <unit>');

@@ -6,13 +6,16 @@ import type { Command } from '../command.js';
 import { printJson, requiredString, withDatabase } from '../database-session.js';
 
 export const userCreate: Command = {
-  summary: 'Create a user: <login> --name= --password= [--email=] [--admin]',
+  summary: 'Create a user',
+  usage: '<login> --name=<text> --password=<text> [--email=<text>] [--admin]',
+  arguments: { '<login>': 'the login name, unique' },
   options: {
-    name: { type: 'string' },
-    password: { type: 'string' },
-    email: { type: 'string' },
-    admin: { type: 'boolean' },
+    name: { type: 'string', value: '<text>', description: 'the display name (required)' },
+    password: { type: 'string', value: '<text>', description: 'at least 8 characters (required)' },
+    email: { type: 'string', value: '<text>', description: 'an e-mail address' },
+    admin: { type: 'boolean', description: 'make the user an administrator' },
   },
+  examples: ['npx svc user:create bob --name="Bob Smith" --password=change-me-1 --admin'],
   async run({ options, positionals }) {
     const [login] = positionals;
     if (!login)
