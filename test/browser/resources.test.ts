@@ -12,7 +12,7 @@ import {
   screenshot,
   startAdmin,
 } from '../helpers/browser.js';
-import { type SessionClient, signedIn } from '../helpers/session-client.js';
+import { SessionClient, signedIn } from '../helpers/session-client.js';
 
 const template = (title: string, code: string) => ({
   title,
@@ -229,5 +229,37 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     await page.waitForURL(/\/admin\/r\/import-templates$/);
     await page.getByText('Import template deleted.').waitFor();
     assert.equal((await api.get(`/api/import-templates/${logged}`)).status, 404);
+  });
+
+  it('creates a user with a password, a unit row and a group row, then resets the password', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/r/users/new');
+    await page.getByLabel('Login', { exact: true }).fill('maria');
+    await page.getByLabel('Name', { exact: true }).fill('Maria Lopez');
+    await page.getByLabel('Password').fill('first-password-1');
+    await page.getByLabel('Admin').selectOption('N');
+    await page.getByLabel('Active').selectOption('Y');
+    const units = page.getByRole('region', { name: 'Units', exact: true });
+    await units.getByRole('button', { name: 'Add row' }).click();
+    await units.getByRole('combobox', { name: 'Unit' }).fill('Ma');
+    await page.getByRole('option', { name: 'Main' }).click();
+    const groups = page.getByRole('region', { name: 'Groups', exact: true });
+    await groups.getByRole('button', { name: 'Add row' }).click();
+    await groups.getByRole('combobox', { name: 'Group' }).fill('View');
+    await page.getByRole('option', { name: 'Viewers' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('User created.').waitFor();
+    const maria = new SessionClient(admin.server.url);
+    assert.equal((await maria.login('maria', 'first-password-1')).status, 200);
+    // Empty keeps the password; a new one replaces it.
+    await page.getByLabel('Name', { exact: true }).fill('Maria López');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('User saved.').waitFor();
+    assert.equal((await maria.login('maria', 'first-password-1')).status, 200);
+    await page.getByLabel('Password').fill('second-password-2');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('User saved.').waitFor();
+    assert.equal((await maria.login('maria', 'first-password-1')).status, 422);
+    assert.equal((await maria.login('maria', 'second-password-2')).status, 200);
   });
 });

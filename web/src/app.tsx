@@ -117,7 +117,16 @@ export function App() {
       </p>
     );
 
-  const state: AppState = { session, resources, resourcesError, setSession };
+  const state: AppState = {
+    session,
+    resources,
+    resourcesError,
+    setSession,
+    signedOut: () => {
+      setSession(null);
+      navigate(LOGIN, { force: true });
+    },
+  };
   return (
     <AppContext.Provider value={state}>
       <Shell>

@@ -2,9 +2,9 @@
 // metadata's `allowed`), Tokens for admins, Notifications; the unit switcher, the bell, the
 // user's name and Sign out.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
-import { BASE, Link, useLocation } from '../lib/router.js';
+import { BASE, guarded, Link, useLocation } from '../lib/router.js';
 import { isAdmin, type Session, useApp } from '../lib/session.js';
 import { NotificationBell } from './notification-bell.js';
 
@@ -16,6 +16,7 @@ interface NavItem {
 function UnitSwitcher() {
   const { session, setSession } = useApp();
   const id = useId();
+  const [problem, setProblem] = useState<string | null>(null);
   const units = session.units ?? [session.unit];
   if (units.length < 2) return <span class="unit-name">{session.unit.name}</span>;
   return (
@@ -24,14 +25,20 @@ function UnitSwitcher() {
       <select
         id={id}
         value={String(session.unit.id)}
-        onChange={async (event) => {
+        onChange={(event) => {
           const select = event.currentTarget;
-          try {
-            setSession(await post<Session>('/app/session/unit', { unit_id: Number(select.value) }));
-          } catch (error) {
-            select.value = String(session.unit.id);
-            alert(error instanceof ApiError ? error.message : 'The unit could not be switched.');
-          }
+          const unitId = Number(select.value);
+          // The screen reloads in the new unit: unsaved changes would be lost, so ask first.
+          select.value = String(session.unit.id);
+          guarded(async () => {
+            try {
+              setSession(await post<Session>('/app/session/unit', { unit_id: unitId }));
+            } catch (error) {
+              setProblem(
+                error instanceof ApiError ? error.message : 'The unit could not be switched.',
+              );
+            }
+          });
         }}
       >
         {units.map((unit) => (
@@ -40,12 +47,17 @@ function UnitSwitcher() {
           </option>
         ))}
       </select>
+      {problem ? (
+        <span role="alert" class="field-error">
+          {problem}
+        </span>
+      ) : null}
     </span>
   );
 }
 
 export function Shell({ children }: { children: ComponentChildren }) {
-  const { session, resources, resourcesError } = useApp();
+  const { session, resources, resourcesError, signedOut } = useApp();
   const place = useLocation();
   const main = useRef<HTMLElement>(null);
 
@@ -71,14 +83,15 @@ export function Shell({ children }: { children: ComponentChildren }) {
   ];
   const current = (href: string) => path === href || path.startsWith(`${href}/`);
 
-  const signOut = async () => {
-    try {
-      await post('/app/logout');
-    } catch {
-      // Already signed out: the sign-in page is where we go either way.
-    }
-    location.assign(`${BASE}/login`);
-  };
+  const signOut = () =>
+    guarded(async () => {
+      try {
+        await post('/app/logout');
+      } catch {
+        // Already signed out: the sign-in page is where we go either way.
+      }
+      signedOut();
+    });
 
   return (
     <div class="shell">

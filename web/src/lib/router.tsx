@@ -43,6 +43,14 @@ export function navigate(to: string, options: NavigateOptions = {}): void {
   } else go();
 }
 
+/** Runs an action that would lose unsaved changes (a unit switch, signing out): asks first. */
+export function guarded(action: () => void): void {
+  if (blocked()) {
+    pending = action;
+    notify();
+  } else action();
+}
+
 addEventListener('popstate', () => {
   const target = location.pathname + location.search;
   if (blocked()) {

@@ -32,6 +32,8 @@ export interface AppState {
   /** Why the metadata could not be read, if it could not. */
   readonly resourcesError: string | null;
   readonly setSession: (session: Session) => void;
+  /** After POST /app/logout: no session, the sign-in screen. */
+  readonly signedOut: () => void;
 }
 
 export const AppContext = createContext<AppState | null>(null);

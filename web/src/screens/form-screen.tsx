@@ -256,15 +256,15 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
               key={field.name}
               class={`field${field.input === 'json' || field.input === 'textarea' ? ' wide' : ''}`}
             >
-              <label for={inputId}>
-                {field.label}
+              {/* The mark outside the label: the label's text is the field's label, exactly. */}
+              <span class="label-row">
+                <label for={inputId}>{field.label}</label>
                 {required(field) ? (
                   <span class="required" aria-hidden="true">
-                    {' '}
                     *
                   </span>
                 ) : null}
-              </label>
+              </span>
               <FieldInput
                 field={field}
                 id={inputId}
