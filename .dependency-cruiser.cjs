@@ -226,7 +226,7 @@ module.exports = {
       OPENAPI,
       [...BELOW_FEATURES, OPENAPI],
       'openapi/ -> a feature, app/, http/, cli/ or the composition root: the document is ' +
-        'generated from the engine\'s definitions and the route table it is handed; http/ ' +
+        "generated from the engine's definitions and the route table it is handed; http/ " +
         'serves it.',
     ),
     onlyImports(
