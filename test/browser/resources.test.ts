@@ -206,6 +206,41 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     assert.equal(await groups.getByRole('row').count(), 3, 'the stored rows, nothing saved');
   });
 
+  it('warns before the tab closes with unsaved changes, and not without', async () => {
+    const tab = await admin.context.newPage();
+    try {
+      const dialogs: string[] = [];
+      tab.on('dialog', (dialog) => {
+        dialogs.push(dialog.type());
+        dialog.dismiss().catch(() => {});
+      });
+      await tab.goto(admin.url(`/admin/r/import-templates/${logged}`));
+      const title = tab.getByLabel('Title');
+      await title.waitFor();
+      await title.fill('Monthly stock');
+      await tab.close({ runBeforeUnload: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepStrictEqual(dialogs, [], 'the same payload: nothing to warn about');
+    } finally {
+      if (!tab.isClosed()) await tab.close();
+    }
+    const dirty = await admin.context.newPage();
+    try {
+      const warned = new Promise<string>((resolve) =>
+        dirty.once('dialog', (dialog) => {
+          resolve(dialog.type());
+          dialog.accept().catch(() => {});
+        }),
+      );
+      await dirty.goto(admin.url(`/admin/r/import-templates/${logged}`));
+      await dirty.getByLabel('Title').fill('Monthly stock, changed');
+      await dirty.close({ runBeforeUnload: true });
+      assert.equal(await warned, 'beforeunload');
+    } finally {
+      if (!dirty.isClosed()) await dirty.close();
+    }
+  });
+
   it('lists a template’s import logs on its page, newest first, read-only', async () => {
     const { page } = admin;
     await open(admin, `/admin/r/import-templates/${logged}`);

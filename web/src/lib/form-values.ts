@@ -120,10 +120,15 @@ export function payloadOf(meta: ResourceMeta, state: FormState, create = false):
   return payload;
 }
 
-/** The form of a stored record (or of a new one: `record` null). */
+/**
+ * The form of a stored record (or of a new one: `record` null). After a save, `previous` (the
+ * form that was sent) lends its client keys: a stored row keeps its key, and the rows that were
+ * new take, in order, the keys of the new rows sent, so the page keeps each row (and the focus).
+ */
 export function stateOf(
   meta: ResourceMeta,
   record: Readonly<Record<string, unknown>> | null,
+  previous?: FormState,
 ): FormState {
   const master: Record<string, string> = {};
   for (const field of meta.fields) master[field.name] = toText(field, record?.[field.name]);
@@ -131,11 +136,16 @@ export function stateOf(
   for (const detail of meta.details) {
     const stored = record?.[detail.name];
     if (record && !Array.isArray(stored)) continue;
+    const before = previous?.details[detail.name] ?? [];
+    const keyOf = new Map(before.filter((r) => r.id !== null).map((r) => [r.id, r.key]));
+    const newKeys = before.filter((r) => r.id === null).map((r) => r.key);
     details[detail.name] = ((stored as Record<string, unknown>[] | undefined) ?? []).map((row) => {
       const values: Record<string, string> = {};
       for (const field of detail.fields) values[field.name] = toText(field, row[field.name]);
-      const id = row[detail.key];
-      return { key: newKey(), id: id === null || id === undefined ? null : String(id), values };
+      const raw = row[detail.key];
+      const id = raw === null || raw === undefined ? null : String(raw);
+      const key = (id !== null ? keyOf.get(id) : undefined) ?? newKeys.shift() ?? newKey();
+      return { key, id, values };
     });
   }
   return { master, details };

@@ -112,7 +112,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
         });
         return;
       }
-      const state = stateOf(meta, saved);
+      const state = stateOf(meta, saved, form);
       setRecord(saved);
       setForm(state);
       setBaseline(state);
