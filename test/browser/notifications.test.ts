@@ -62,7 +62,7 @@ describe('admin front end: notifications, real time on', { skip: notOnThisEngine
       ],
     );
     assert.equal(run.code, 0, run.stderr);
-    await bell(1).waitFor({ timeout: 3_000 });
+    await bell(1).waitFor();
   });
 
   it('opens it from the dropdown: the reader shows it and marks it read; Esc closes the dropdown', async () => {

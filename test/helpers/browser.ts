@@ -55,7 +55,8 @@ export async function startAdmin(env: Record<string, string> = {}): Promise<Admi
     locale: 'en-GB',
     timezoneId: 'Europe/Paris',
   });
-  context.setDefaultTimeout(5_000);
+  // Generous: the browser files run beside every other test file of the suite.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(String(error)));
