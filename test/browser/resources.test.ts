@@ -95,6 +95,14 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     await rows().nth(1).getByRole('link', { name: 'Template 01' }).waitFor();
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByText('Page 1 of 2 · 17 records').waitFor();
+    // Choices: one, or several with `is one of`.
+    await page.getByLabel('Active', { exact: true }).selectOption('N');
+    await page.getByText('Page 1 of 1 · 0 records').waitFor();
+    await page.getByLabel('Active operator').selectOption({ label: 'is one of' });
+    await page.getByLabel('Active', { exact: true }).selectOption(['Y', 'N']);
+    await page.waitForURL(/f\.active=Y%2CN&op\.active=in$/);
+    await page.getByText('Page 1 of 2 · 17 records').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
     // A foreign key is filtered with a picker, applied when picked.
     await page.getByRole('combobox', { name: 'Created by', exact: true }).fill('admin');
     await page.getByRole('option', { name: /Administrator/ }).click();

@@ -54,6 +54,26 @@ function FilterInput(props: {
   const set = (text: string, apply = false) => onChange({ ...value, value: text }, apply);
   switch (filter.input) {
     case 'choice':
+      // `in` / `not in`: several choices (the address keeps them comma-separated).
+      if (value.operator === 'in' || value.operator === 'not in') {
+        const chosen = new Set(value.value.split(',').filter(Boolean));
+        return (
+          <select
+            id={id}
+            multiple
+            size={Math.min(4, filter.choices?.length ?? 1)}
+            onChange={(e) =>
+              set([...e.currentTarget.selectedOptions].map((o) => o.value).join(','), true)
+            }
+          >
+            {(filter.choices ?? []).map((c) => (
+              <option key={c.value} value={c.value} selected={chosen.has(c.value)}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        );
+      }
       return (
         <select id={id} value={value.value} onChange={(e) => set(e.currentTarget.value, true)}>
           <option value="">Any</option>
