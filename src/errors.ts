@@ -38,6 +38,19 @@ export const errors = {
   malformedJson: () =>
     new HttpError('MALFORMED_JSON', 400, { message: 'The request body is not valid JSON.' }),
   badRequest: (message: string) => new HttpError('BAD_REQUEST', 400, { message }),
+  bodyTooDeep: (levels: number) =>
+    new HttpError('BODY_TOO_DEEP', 400, {
+      message: `The request body is nested deeper than ${levels} levels.`,
+    }),
+  /** The client did not send its whole request (headers and body) within REQUEST_TIMEOUT_MS. */
+  requestTimeout: (ms: number) =>
+    new HttpError('REQUEST_TIMEOUT', 408, {
+      message: `The request did not arrive within ${ms} ms.`,
+    }),
+  headersTooLarge: () =>
+    new HttpError('HEADERS_TOO_LARGE', 431, {
+      message: 'The request headers are too large.',
+    }),
   bodyTooLarge: (limit: number) =>
     new HttpError('BODY_TOO_LARGE', 413, {
       message: `The request body is larger than ${limit} bytes.`,
@@ -102,6 +115,14 @@ export const errors = {
       'DATABASE_TIMEOUT',
       503,
       { message: 'The database did not answer in time. Try again shortly.' },
+      RETRY_SOON,
+    ),
+  /** A request that arrived while the process is closing (SIGTERM): another instance can serve it. */
+  shuttingDown: () =>
+    new HttpError(
+      'SHUTTING_DOWN',
+      503,
+      { message: 'The service is shutting down. Try again shortly.' },
       RETRY_SOON,
     ),
   /** A unit whose `connection` names no DB_CONNECTIONS entry: its data is nowhere to be read (DESIGN.md 3.5). */

@@ -1,4 +1,5 @@
 // Environment -> typed, validated, frozen configuration, parsed once at boot (DESIGN.md 3.2).
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -9,8 +10,11 @@ export interface Config {
   readonly dbConnections: Readonly<Record<string, string>>;
   readonly appDebug: boolean;
   readonly tenantIsolation: boolean;
-  readonly trustProxy: boolean;
+  /** TRUST_PROXY: false, how many proxy hops to trust, or the proxies' addresses and CIDRs. */
+  readonly trustProxy: TrustProxy;
   readonly bodyLimit: number;
+  /** REQUEST_TIMEOUT_MS: time a client has to send a whole request (headers and body); 408 after. */
+  readonly requestTimeoutMs: number;
   readonly logLevel: string;
   /** LOG_FORMAT: `pretty` (human-readable), `json`, or `auto` (pretty when stdout is a terminal). */
   readonly logFormat: 'auto' | 'pretty' | 'json';
@@ -83,6 +87,14 @@ export interface PusherEndpoint {
 
 export class ConfigError extends Error {}
 
+/**
+ * Which peers may speak for the client through X-Forwarded-For, as Fastify's `trustProxy` takes
+ * it: a hop count, or addresses and CIDRs (and proxy-addr's names `loopback`, `linklocal`,
+ * `uniquelocal`). The client is the first untrusted address from the right; never `true` (trust
+ * everyone), which would make it the leftmost, written by the client itself.
+ */
+export type TrustProxy = false | number | readonly string[];
+
 type Env = Record<string, string | undefined>;
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -101,6 +113,28 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return n;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(false|0|no|off)$/i.test(raw)) return false;
+  // `true` trusts the one proxy in front (a hop count of 1): the address it saw is the client.
+  if (/^(true|yes|on)$/i.test(raw)) return 1;
+  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 1, 1, 100);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (!PROXY_NAMES.has(entry) && (version === 0 || !prefixOk || extra !== undefined))
+      throw new ConfigError(
+        `TRUST_PROXY must be false, true, a hop count, or addresses and CIDRs separated by commas (e.g. 10.0.0.0/8,127.0.0.1), got "${entry}"`,
+      );
+  }
+  return Object.freeze(entries);
 }
 
 function connections(env: Env): Record<string, string> {
@@ -239,8 +273,9 @@ export function loadConfig(env: Env = process.env): Config {
     dbConnections: Object.freeze(connections(env)),
     appDebug: bool(env, 'APP_DEBUG', false),
     tenantIsolation: bool(env, 'TENANT_ISOLATION', false),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
     adminPassword: env.ADMIN_PASSWORD || null,

@@ -3,13 +3,20 @@
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { Config } from '../config/config.js';
+import type { Config, TrustProxy } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
 import type { MiddlewareRegistry } from '../kernel/middleware.js';
+import { clientErrorHandler } from './client-errors.js';
 import { engineContextOf } from './engine-context.js';
 import { installErrorHandling } from './error-handler.js';
+import { parseJsonBody } from './json-body.js';
 import { parseQueryString } from './query-string.js';
+import {
+  answerFrameworkError,
+  installResponseHeaders,
+  refuseWhileClosing,
+} from './response-headers.js';
 import { collectRoutes } from './route-catalog.js';
 import '../kernel/request-state.js';
 
@@ -27,6 +34,13 @@ export interface AppOptions {
   readonly unitDatabases?: readonly Database[];
 }
 
+/** TRUST_PROXY as Fastify takes it: a hop count as proxy-addr's own test of it (hop < count). */
+function trustedProxies(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return [...trust];
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const app = Fastify({
@@ -34,29 +48,41 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One log line per request costs more than a list answer; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
+    // A client has REQUEST_TIMEOUT_MS to send its whole request, headers and body: a body that
+    // never arrives is a 408 and a closed connection, not a descriptor held for minutes. Node
+    // looks for late requests every connectionsCheckingInterval (30 s by default).
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
+    clientErrorHandler: clientErrorHandler(config.requestTimeoutMs),
+    // What Fastify answers itself before any route, in svc's shapes (see answerFrameworkError).
+    frameworkErrors: answerFrameworkError,
+    return503OnClosing: false,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
   });
   // SPEC.md 4.2: list input may come as a JSON body on GET.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   // Only JSON bodies: anything else is a 415, not a string the engine must guess about.
   app.removeContentTypeParser('text/plain');
-  // DESIGN.md 3.5: an empty body is no body, whatever its Content-Type (clients send
-  // application/json on every GET and DELETE). Fastify's own JSON parser refuses it as
-  // FST_ERR_CTP_EMPTY_JSON_BODY; in front of it, a body of JSON whitespace only (it holds no JSON
-  // value either) becomes `undefined`, as if none was sent. Anything else is Fastify's parser.
-  const parseJson = app.getDefaultJsonParser(
-    app.initialConfig.onProtoPoisoning ?? 'error',
-    app.initialConfig.onConstructorPoisoning ?? 'error',
-  );
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'string' },
-    (request, body: string, done) => {
-      if (/^[ \t\n\r]*$/.test(body)) done(null, undefined);
-      else parseJson(request, body, done);
+    (_request, body: string, done) => {
+      let value: unknown;
+      try {
+        value = parseJsonBody(body);
+      } catch (error) {
+        done(error as Error, undefined);
+        return;
+      }
+      done(null, value);
     },
   );
+  installResponseHeaders(app);
+  refuseWhileClosing(app);
   collectRoutes(app);
   app.decorateRequest('svc', null);
   await app.register(fastifyCookie, {

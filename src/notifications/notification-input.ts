@@ -99,6 +99,19 @@ function idOf(value: unknown): unknown {
 const text = (value: unknown): string | null =>
   typeof value === 'string' && value.trim() !== '' ? value : null;
 
+/**
+ * How deep `data` and `action.parameters` may nest (an object or array holding only scalars is
+ * 1): MariaDB's JSON check refuses documents 32 levels deep, and the stored document adds one.
+ */
+export const MAX_DATA_DEPTH = 16;
+
+/** Whether arrays and objects in `value` nest deeper than `limit` (the body is at most 64 deep). */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((item) => nestsDeeper(item, limit - 1));
+}
+
 function add(bag: ErrorBag, key: string, message: string): void {
   (bag[key] ??= []).push(message);
 }
@@ -107,6 +120,14 @@ function add(bag: ErrorBag, key: string, message: string): void {
 function shapeErrors(fields: Record<string, unknown>, bag: ErrorBag): void {
   const { data, action } = fields;
   if (Array.isArray(data) && data.length > 0) add(bag, 'data', 'The data field must be an object.');
+  if (nestsDeeper(data, MAX_DATA_DEPTH))
+    add(bag, 'data', `The data field must not be nested deeper than ${MAX_DATA_DEPTH} levels.`);
+  if (plainObject(action) && nestsDeeper(action.parameters, MAX_DATA_DEPTH))
+    add(
+      bag,
+      'action.parameters',
+      `The action.parameters field must not be nested deeper than ${MAX_DATA_DEPTH} levels.`,
+    );
   if (plainObject(data)) {
     for (const key of RESERVED_DATA_KEYS)
       if (Object.hasOwn(data, key)) add(bag, `data.${key}`, `The data.${key} field is prohibited.`);

@@ -91,7 +91,8 @@ const retryAfter = (seconds: string) => ({
 
 export const responses = {
   BadRequest: {
-    description: 'The body is not valid JSON, or the request is malformed.',
+    description:
+      'The body is not valid JSON or is nested deeper than 64 levels, or the request is malformed.',
     content: json(ref('Message')),
   },
   Unauthenticated: {
@@ -125,6 +126,16 @@ export const responses = {
       additionalProperties: false,
     }),
   },
+  RequestTimeout: {
+    description:
+      'The request, headers and body, did not arrive within REQUEST_TIMEOUT_MS (30 s by default); the connection is closed.',
+    content: json(ref('Message')),
+  },
+  HeadersTooLarge: {
+    description:
+      'The request headers are larger than the server accepts; the connection is closed.',
+    content: json(ref('Message')),
+  },
   PayloadTooLarge: {
     description: 'The body is larger than BODY_LIMIT (1 MiB by default).',
     content: json(ref('Message')),
@@ -153,7 +164,7 @@ export const responses = {
   },
   ServiceUnavailable: {
     description:
-      "The database is unavailable, did not answer in time, or the unit's database is not configured; the request changed nothing.",
+      "The database is unavailable, did not answer in time, or the unit's database is not configured, or the service is shutting down; the request changed nothing.",
     headers: retryAfter('5'),
     content: json(ref('Message')),
   },
@@ -163,13 +174,17 @@ export type ErrorResponse = keyof typeof responses;
 
 /**
  * Any request may carry a body (a list reads its parameters from one, DESIGN.md 3.5), which the
- * framework refuses before the handler when it is malformed (400), larger than BODY_LIMIT (413)
- * or not JSON (415): every operation can answer these.
+ * framework refuses before the handler when it is malformed or too deeply nested (400), late
+ * (408), larger than BODY_LIMIT (413), not JSON (415), holding text that is not valid Unicode
+ * (422), or whose headers are too large (431): every operation can answer these.
  */
 export const BODY_ERRORS = {
   '400': 'BadRequest',
+  '408': 'RequestTimeout',
   '413': 'PayloadTooLarge',
   '415': 'UnsupportedMediaType',
+  '422': 'ValidationFailed',
+  '431': 'HeadersTooLarge',
 } as const satisfies Record<string, ErrorResponse>;
 
 /** `{'401': {$ref}, ...}` for the named shared responses. */

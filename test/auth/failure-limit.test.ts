@@ -5,9 +5,11 @@
 // (DESIGN.md 3.6): no credential at all, or a session cookie naming no live session, is a 401
 // that is not counted. Other IPs are unaffected; a 403 is not a failure; a success does not
 // reset the count. Each test has its own server, so its own counters.
+import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { issueToken } from '../../src/auth/tokens/api-token.js';
 import { revokeToken } from '../../src/auth/tokens/token-service.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { assert429, assertBearer401, bearer, issue, requestFrom } from '../helpers/bearer.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { SESSION_COOKIE, signedIn } from '../helpers/session-client.js';
@@ -131,6 +133,93 @@ describe('bearer mode: per-IP failure limit', () => {
     assert429(
       await s.get(LIST, { headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.7' } }),
     );
+  });
+
+  /** A server behind the proxies TRUST_PROXY names; the test speaks for the proxies. */
+  async function startBehind(trust: string): Promise<{ server: TestServer; token: string }> {
+    now = Date.parse('2030-01-01T00:00:00.000Z');
+    server = await startTestServer({ TRUST_PROXY: trust }, { anonymous: true, clock: () => now });
+    const { token } = await issue(server);
+    return { server, token };
+  }
+
+  /** 20 failures whose X-Forwarded-For is `forwarded(i)`. */
+  async function failVia(s: TestServer, forwarded: (i: number) => string): Promise<void> {
+    for (let i = 0; i < 20; i++) {
+      const headers = { ...bearer('svc_api_short'), 'x-forwarded-for': forwarded(i) };
+      assertBearer401(await s.get(LIST, { headers }), 'Invalid token.');
+    }
+  }
+
+  it('TRUST_PROXY=true trusts the one proxy in front: the client is the rightmost X-Forwarded-For address, so rotating the rest does not escape the limit', async () => {
+    const { server: s, token } = await startBehind('true');
+    // What the client writes comes first; the proxy appends the address it saw.
+    await failVia(s, (i) => `198.51.100.${i}, 203.0.113.9`);
+    assert429(
+      await s.get(LIST, {
+        headers: { ...bearer(token), 'x-forwarded-for': '198.51.100.99, 203.0.113.9' },
+      }),
+    );
+    // Failures "from" a victim's address, forged on the left, block the sender, not the victim.
+    assertJson(
+      await s.get(LIST, { headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.50' } }),
+      200,
+    );
+  });
+
+  it('TRUST_PROXY as a hop count trusts that many proxies from the right', async () => {
+    const { server: s, token } = await startBehind('2');
+    await failVia(s, (i) => `198.51.100.${i}, 203.0.113.9, 10.0.0.1`);
+    assert429(
+      await s.get(LIST, {
+        headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.9, 10.0.0.2' },
+      }),
+    );
+    assertJson(
+      await s.get(LIST, {
+        headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.9, 203.0.113.50, 10.0.0.1' },
+      }),
+      200,
+    );
+  });
+
+  it('TRUST_PROXY as addresses and CIDRs: the client is the first untrusted address from the right', async () => {
+    const { server: s, token } = await startBehind('127.0.0.1, 10.0.0.0/8');
+    await failVia(s, (i) => `198.51.100.${i}, 203.0.113.9, 10.1.2.${i}`);
+    assert429(
+      await s.get(LIST, { headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.9' } }),
+    );
+    assertJson(
+      await s.get(LIST, {
+        headers: { ...bearer(token), 'x-forwarded-for': '203.0.113.9, 203.0.113.50, 10.0.0.1' },
+      }),
+      200,
+    );
+  });
+
+  it('TRUST_PROXY: a peer that is not one of the proxies speaks for nobody, its own address counts', async () => {
+    const { server: s, token } = await startBehind('127.0.0.1');
+    const claim = { 'x-forwarded-for': '203.0.113.77' };
+    for (let i = 0; i < 20; i++)
+      assertBearer401(
+        await requestFrom('127.0.0.2', s.url, 'GET', LIST, { ...bearer('svc_api_x'), ...claim }),
+        'Invalid token.',
+      );
+    assert429(await requestFrom('127.0.0.2', s.url, 'GET', LIST, { ...bearer(token), ...claim }));
+    assertJson(await s.get(LIST, { headers: { ...bearer(token), ...claim } }), 200);
+  });
+
+  it('TRUST_PROXY refuses at start what is not false, true, a hop count or addresses and CIDRs', () => {
+    for (const value of ['10.0.0.0/33', 'proxy.local', '10.0.0.1/8/1', '-1'])
+      assert.throws(
+        () => loadConfig({ TRUST_PROXY: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.message.startsWith('TRUST_PROXY must be'),
+        value,
+      );
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, 1);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: 'loopback, ::1' }).trustProxy, ['loopback', '::1']);
   });
 
   it('ends the block 600 s after the first counted failure', async () => {

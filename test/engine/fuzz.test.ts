@@ -228,9 +228,6 @@ describe('fuzz: random input never breaks the server', () => {
             ]);
             assert.ok(reply.body.meta.per_page >= 1 && reply.body.meta.per_page <= 200);
             assert.ok(reply.body.meta.current_page >= 1);
-          } else if (form === 'body' && reply.status === 400) {
-            // Fastify refuses a body holding __proto__ or constructor.prototype keys (prototype poisoning).
-            assert.deepEqual(reply.body, { message: 'The request body is not valid JSON.' });
           } else {
             assert.equal(reply.status, 422, reply.text);
           }

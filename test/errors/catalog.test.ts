@@ -43,6 +43,7 @@ const SAMPLES: { readonly [K in Name]?: readonly Parameters<Catalog[K]>[] } = {
   ],
   badRequest: [['The request body must be a JSON object.'], ['Some message of Fastify.']],
   bodyTooLarge: [[1_048_576]],
+  bodyTooDeep: [[64]],
   unsupportedMediaType: [['text/plain']],
   bearerUnauthenticated: [[], ['Invalid token.']],
   bearerForbidden: [['The user is inactive.']],

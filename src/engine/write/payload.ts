@@ -58,7 +58,9 @@ function pickFillable(
 ): Row {
   const picked: Row = {};
   for (const [field, value] of Object.entries(source)) {
-    if (!(entity.fillable.has(field) || field in entity.writeOnly) || skip.has(field)) continue;
+    // Own properties only: a payload key such as `constructor` is not a field of every object.
+    if (!(entity.fillable.has(field) || Object.hasOwn(entity.writeOnly, field)) || skip.has(field))
+      continue;
     const cast = entity.casts[field];
     if (!storableAs(cast, value)) {
       bag[prefix + field] = [

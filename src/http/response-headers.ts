@@ -1,0 +1,55 @@
+// Headers on every answer (DESIGN.md 3.6 "Bounds"): `X-Content-Type-Options: nosniff` always;
+// `Cache-Control: no-store` unless the route chose its own caching (the admin front end's files,
+// /docs), so an authenticated answer (a plain token, a CSRF token, anyone's records) is never
+// kept by a browser or a shared cache.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors, type HttpError } from '../errors.js';
+
+export const EVERY_ANSWER_HEADERS = { 'x-content-type-options': 'nosniff' } as const;
+
+export function installResponseHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.headers(EVERY_ANSWER_HEADERS);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    done(null, payload);
+  });
+}
+
+function send(reply: FastifyReply, error: HttpError): void {
+  reply
+    .code(error.status)
+    .headers({ ...EVERY_ANSWER_HEADERS, 'cache-control': 'no-store', ...error.headers })
+    .send(error.body);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path that does not decode (FST_ERR_BAD_URL), a parameter past
+ * its length limit, a failed route constraint. Answered without echoing the path.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  send(
+    reply,
+    error.code === 'FST_ERR_BAD_URL'
+      ? errors.badRequest('The request path is not a valid URL.')
+      : errors.badRequest(error.message),
+  );
+}
+
+/**
+ * Requests arriving once the server is closing (Fastify's own answer, return503OnClosing, has
+ * its shape): a 503 of the catalog, so a load balancer retries them elsewhere.
+ */
+export function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (closing) send(reply, errors.shuttingDown());
+    else done();
+  });
+}
