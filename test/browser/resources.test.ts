@@ -13,6 +13,7 @@ import {
   startAdmin,
 } from '../helpers/browser.js';
 import { SessionClient, signedIn } from '../helpers/session-client.js';
+import { ADMIN_PASSWORD } from '../helpers/test-server.js';
 
 const template = (title: string, code: string) => ({
   title,
@@ -314,5 +315,23 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     await page.getByText('User saved.').waitFor();
     assert.equal((await maria.login('maria', 'first-password-1')).status, 422);
     assert.equal((await maria.login('maria', 'second-password-2')).status, 200);
+  });
+
+  it('renews an ended session over a form with unsaved changes, keeping what was typed', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/r/import-templates/new');
+    await page.getByLabel('Title').fill('Typed before the session ended');
+    await page.getByLabel('Database name').fill('sales');
+    await page.getByLabel('Mapping JSON').fill('{}');
+    await admin.server.service.database.db.deleteFrom('sessions').execute();
+    await page.getByRole('button', { name: 'Save' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
+    await dialog.getByLabel('Login').fill('admin');
+    await dialog.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await dialog.getByRole('button', { name: 'Sign in' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Typed before the session ended');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Import template created.').waitFor();
   });
 });

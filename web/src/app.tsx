@@ -4,10 +4,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ResourcesAnswer } from '../../src/engine/description/metadata-types.js';
 import { ConfirmDialog } from './components/confirm-dialog.js';
+import { SessionEndedDialog } from './components/session-ended-dialog.js';
 import { Shell } from './components/shell.js';
-import { ApiError, get, onUnauthenticated, setCsrfToken } from './lib/api.js';
+import { ApiError, get, onUnauthenticated, post, setCsrfToken } from './lib/api.js';
 import {
   BASE,
+  hasUnsavedChanges,
   navigate,
   type Place,
   resolvePending,
@@ -66,6 +68,7 @@ export function App() {
   const [session, setSessionState] = useState<Session | null | undefined>(undefined);
   const [resources, setResources] = useState<AppState['resources']>(null);
   const [resourcesError, setResourcesError] = useState<string | null>(null);
+  const [sessionEnded, setSessionEnded] = useState(false);
 
   const setSession = (next: Session | null) => {
     setCsrfToken(next?.csrf_token ?? null);
@@ -74,6 +77,11 @@ export function App() {
 
   useEffect(() => {
     onUnauthenticated(() => {
+      // Unsaved changes: sign in again over the screen rather than lose them.
+      if (hasUnsavedChanges()) {
+        setSessionEnded(true);
+        return;
+      }
       setSession(null);
       const here = location.pathname + location.search;
       if (!here.startsWith(LOGIN))
@@ -133,6 +141,23 @@ export function App() {
         <Screen key={session.unit.id} place={place} session={session} />
       </Shell>
       <LeaveDialog />
+      {sessionEnded ? (
+        <SessionEndedDialog
+          onSignedIn={async (renewed) => {
+            // A new session starts in the user's first unit: back to the unit of the screen.
+            let next = renewed;
+            const unit = session.unit.id;
+            if (renewed.unit.id !== unit && renewed.units?.some((u) => u.id === unit)) {
+              setCsrfToken(renewed.csrf_token);
+              next = await post<Session>('/app/session/unit', { unit_id: unit }).catch(
+                () => renewed,
+              );
+            }
+            setSession(next);
+            setSessionEnded(false);
+          }}
+        />
+      ) : null}
     </AppContext.Provider>
   );
 }

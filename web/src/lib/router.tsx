@@ -24,6 +24,11 @@ function commit(to: string, replace: boolean): void {
   notify();
 }
 
+/** Whether a screen holds changes that leaving would lose. */
+export function hasUnsavedChanges(): boolean {
+  return blocked();
+}
+
 function blocked(): boolean {
   for (const blocker of blockers) if (blocker()) return true;
   return false;

@@ -91,7 +91,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
     form !== null &&
     baseline !== null &&
     !samePayload(payloadOf(meta, form, isNew), payloadOf(meta, baseline, isNew));
-  useLeaveGuard(dirty && !saving);
+  useLeaveGuard(dirty);
 
   const save = async () => {
     if (!form || saving || !canSave) return;
@@ -118,6 +118,8 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
       setBaseline(state);
       setNotice(`${meta.singular_label} saved.`);
     } catch (error) {
+      // An ended session: the app asks to sign in again over the form; then Save again.
+      if (error instanceof ApiError && error.status === 401) return;
       // Nothing typed is touched: the form keeps its state, the errors go where they belong.
       setErrors(error instanceof ApiError ? error.errors : {});
       setSummary(error instanceof ApiError ? error.message : 'The service could not be reached.');
