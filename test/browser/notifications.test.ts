@@ -72,6 +72,8 @@ describe('admin front end: notifications, real time on', { skip: notOnThisEngine
     await page.getByRole('link', { name: /Import finished/ }).waitFor({ state: 'hidden' });
     assert.equal(await bell(1).evaluate((b) => b === b.ownerDocument.activeElement), true);
     await bell(1).click();
+    await page.getByRole('link', { name: /Import finished/ }).waitFor();
+    await assertAccessible(page, 'the bell’s dropdown');
     await page.getByRole('link', { name: /Import finished/ }).click();
     await page.waitForURL(/\/admin\/notifications\?open=\d+$/);
     await page.getByText('1,204 rows imported.').waitFor();

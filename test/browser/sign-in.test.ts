@@ -63,9 +63,12 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
       'Notifications',
     ])
       await nav.getByRole('link', { name, exact: true }).waitFor();
+    await page.getByRole('link', { name: 'svc admin' }).click();
+    await page.getByRole('heading', { name: 'Welcome, Administrator' }).waitFor();
+    await assertAccessible(page, 'the start page');
     await nav.getByRole('link', { name: 'Users', exact: true }).click();
     await page.waitForURL(/\/admin\/r\/users$/);
-    await assertAccessible(page, 'the shell');
+    await assertAccessible(page, 'the users list');
   });
 
   it('switches the session’s unit with the unit switcher', async () => {
