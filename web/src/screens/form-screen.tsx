@@ -4,18 +4,14 @@
 // nothing typed lost; leaving with unsaved changes (compared as payloads) asks first; Ctrl/Cmd+S
 // saves; Delete asks in a dialog.
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type {
-  DetailMeta,
-  FieldMeta,
-  ResourceMeta,
-} from '../../../src/engine/description/metadata-types.js';
+import type { FieldMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DetailRows } from '../components/detail-rows.js';
 import { FieldInput } from '../components/field-input.js';
 import { RelatedRecords } from '../components/related-records.js';
 import { ApiError, del, get, post, put } from '../lib/api.js';
 import { setFlash, takeFlash } from '../lib/flash.js';
 import {
-  emptyRow,
   type FormState,
   payloadOf,
   type StagedRow,
@@ -397,123 +393,6 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
           . This cannot be undone.
         </p>
       </ConfirmDialog>
-    </section>
-  );
-}
-
-interface DetailRowsProps {
-  readonly detail: DetailMeta;
-  readonly rows: readonly StagedRow[];
-  readonly onChange: (rows: readonly StagedRow[]) => void;
-  readonly errorOf: (key: string) => string | null;
-  readonly dropError: (...keys: string[]) => void;
-  /** Row positions moved: the errors of the relation's rows no longer point at them. */
-  readonly dropPrefix: (prefix: string) => void;
-  readonly isNew: boolean;
-  readonly onAdded: (key: number) => void;
-}
-
-/** One detail relation: a region named after it, a table of staged rows, Add row, Remove row. */
-function DetailRows(props: DetailRowsProps) {
-  const { detail, rows, onChange, errorOf } = props;
-  const headingId = useId();
-  const fields = detail.fields.filter((f) => !f.read_only && f.name !== detail.foreign_key);
-  const relationError = errorOf(detail.name);
-  return (
-    <section class="detail" aria-labelledby={headingId}>
-      <h2 id={headingId}>{detail.label}</h2>
-      {relationError ? <p class="field-error">{relationError}</p> : null}
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus (WCAG 2.1.1) */}
-      <div class="table-wrap" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              {fields.map((field) => (
-                <th key={field.name} scope="col">
-                  {field.label}
-                </th>
-              ))}
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.length === 0 ? (
-              <tr>
-                <td colSpan={fields.length + 1} class="muted">
-                  No rows.
-                </td>
-              </tr>
-            ) : null}
-            {rows.map((row, index) => {
-              const rowError =
-                errorOf(`${detail.name}.${index}.${detail.key}`) ??
-                errorOf(`${detail.name}.${index}`);
-              return (
-                <tr key={row.key} data-row={row.key}>
-                  {fields.map((field, column) => {
-                    const path = `${detail.name}.${index}.${field.name}`;
-                    const error = errorOf(path);
-                    const errorId = `${headingId}-${row.key}-${field.name}-error`;
-                    return (
-                      <td key={field.name}>
-                        <FieldInput
-                          field={field}
-                          id={`${headingId}-${row.key}-${field.name}`}
-                          label={field.label}
-                          value={row.values[field.name] ?? ''}
-                          onChange={(value) => {
-                            onChange(
-                              rows.map((r) =>
-                                r.key === row.key
-                                  ? { ...r, values: { ...r.values, [field.name]: value } }
-                                  : r,
-                              ),
-                            );
-                            props.dropError(path);
-                          }}
-                          required={props.isNew ? field.required : field.required_on_update}
-                          invalid={error !== null}
-                          describedBy={error ? errorId : undefined}
-                          isNew={props.isNew}
-                        />
-                        {error ? (
-                          <p id={errorId} class="cell-error">
-                            {error}
-                          </p>
-                        ) : null}
-                        {column === 0 && rowError ? <p class="cell-error">{rowError}</p> : null}
-                      </td>
-                    );
-                  })}
-                  <td>
-                    <button
-                      type="button"
-                      onClick={() => {
-                        onChange(rows.filter((r) => r.key !== row.key));
-                        props.dropPrefix(`${detail.name}.`);
-                      }}
-                    >
-                      Remove row
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-      <button
-        type="button"
-        onClick={() => {
-          const row = emptyRow(detail);
-          onChange([...rows, row]);
-          props.onAdded(row.key);
-        }}
-      >
-        Add row
-      </button>
     </section>
   );
 }
