@@ -54,7 +54,32 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** A row by id (all digits) or by a unique name column, or a CliError naming what was not found. */
+/** How a record found by name is told apart from others of that name: a unit by its company. */
+async function describeRows(
+  database: Database,
+  table: string,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  if (table !== 'units') return new Map(ids.map((id) => [id, `#${id}`]));
+  const rows = await database.db
+    .selectFrom('units')
+    .leftJoin('companies', 'companies.id', 'units.company_id')
+    .select(['units.id as id', 'companies.name as company'])
+    .where('units.id', 'in', [...ids])
+    .execute();
+  return new Map(
+    rows.map((r: Record<string, unknown>) => [
+      Number(r.id),
+      `#${Number(r.id)} (${r.company === null ? 'no company' : `company ${String(r.company)}`})`,
+    ]),
+  );
+}
+
+/**
+ * A row by id (all digits) or by its name column, or a CliError naming what was not found. A
+ * lookup by name says on stderr which record it chose; several records of one name (left from
+ * before names were unique) are listed, and the command asks for an id.
+ */
 export async function findByIdOrName(
   database: Database,
   table: string,
@@ -63,14 +88,22 @@ export async function findByIdOrName(
   ref: string | undefined,
 ): Promise<number> {
   if (!ref) throw new CliError(`Missing ${what}: give its id or ${nameColumn}.`);
-  const query = database.db.selectFrom(table).select('id');
-  const rows = /^\d+$/.test(ref)
+  const query = database.db.selectFrom(table).select('id').orderBy('id');
+  const byId = /^\d+$/.test(ref);
+  const rows = byId
     ? await query.where('id', '=', Number(ref)).execute()
     : await query.where(nameColumn, '=', ref).execute();
   if (rows.length === 0) throw new CliError(`No ${what} "${ref}".`);
+  const ids = rows.map((r: Record<string, unknown>) => Number(r.id));
+  if (byId) return Number(ids[0]);
+  const described = await describeRows(database, table, ids);
   // Worded without a plural: `${what}s` made "companys".
-  if (rows.length > 1) throw new CliError(`More than one ${what} is named "${ref}": give its id.`);
-  return Number(rows[0]?.id);
+  if (ids.length > 1)
+    throw new CliError(
+      `More than one ${what} is named "${ref}": ${ids.map((id) => described.get(id)).join(', ')}. Give its id.`,
+    );
+  process.stderr.write(`Using ${what} "${ref}": ${described.get(Number(ids[0]))}.\n`);
+  return Number(ids[0]);
 }
 
 export function requiredString(value: unknown, option: string): string {

@@ -53,8 +53,12 @@ export interface EntityDefinition {
   /** Computed attributes a resource may append, each a function of the serialised record. */
   readonly appends?: Readonly<Record<string, (record: Row) => unknown>>;
   readonly relations?: Readonly<Record<string, Relation>>;
-  /** Laravel-style rules as a function of the record id (null on create). */
-  readonly rules?: (id: number | null) => RuleSet;
+  /**
+   * Laravel-style rules as a function of the record id (null on create) and the record as it
+   * will be written (the stored one merged with the payload; empty when only described), for
+   * rules that depend on another field (a unit's name unique within its company).
+   */
+  readonly rules?: (id: number | null, record: Readonly<Row>) => RuleSet;
   /** Timestamp columns the service maintains; default: created_at/updated_at when declared. */
   readonly timestamps?: { readonly createdAt: string | null; readonly updatedAt: string | null };
   /** Unit-bound: filtered by, and stamped with, the caller's unit. */
@@ -83,7 +87,7 @@ export interface Entity {
   readonly appends: Readonly<Record<string, (record: Row) => unknown>>;
   readonly relations: Readonly<Record<string, Relation>>;
   /** The rules for the record with `id` (null on create), parsed; checked at definition. */
-  readonly rules: ((id: number | null) => ParsedRuleSet) | null;
+  readonly rules: ((id: number | null, record?: Readonly<Row>) => ParsedRuleSet) | null;
   readonly timestamps: { readonly createdAt: string | null; readonly updatedAt: string | null };
   readonly unitColumn: string | null;
   readonly tenantColumn: string | null;
@@ -183,11 +187,11 @@ export function defineEntity(def: EntityDefinition): Entity {
  */
 function checkedRules(
   def: EntityDefinition,
-  rules: (id: number | null) => RuleSet,
+  rules: (id: number | null, record: Readonly<Row>) => RuleSet,
   fields: ReadonlySet<string>,
-): (id: number | null) => ParsedRuleSet {
+): (id: number | null, record?: Readonly<Row>) => ParsedRuleSet {
   for (const id of [null, 1]) {
-    const set = rules(id);
+    const set = rules(id, {});
     for (const field of Object.keys(set)) {
       check(
         def,
@@ -201,7 +205,7 @@ function checkedRules(
       check(def, false, error instanceof Error ? error.message : String(error));
     }
   }
-  return (id) => parseRules(rules(id));
+  return (id, record = {}) => parseRules(rules(id, record));
 }
 
 /** Resolves a resource's `model` setting given as a name. */

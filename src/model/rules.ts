@@ -32,8 +32,15 @@ export type DbRule =
       readonly table: string;
       readonly column: string;
       readonly ignoreId: string | null;
+      /** Laravel's extra where clause: only rows with this column value count (null: IS NULL). */
+      readonly where: UniqueWhere | null;
       readonly lookup: string;
     };
+
+export interface UniqueWhere {
+  readonly column: string;
+  readonly value: string | null;
+}
 
 export type CheckRule = PureRule | DbRule;
 
@@ -172,15 +179,27 @@ export function parseRule(field: string, raw: string): ParsedRule {
       return { name, table, column: column || field, lookup: lookupKey(table, column || field) };
     }
     case 'unique': {
-      const [table = '', column, ignore] = expect(3, 'unique:table[,column[,ignoreId]]');
+      // Laravel's form: unique:table,column,except,idColumn,whereColumn,whereValue (the id
+      // column is always the entity's key here; a where value NULL means IS NULL).
+      const usage = 'unique:table[,column[,ignoreId[,idColumn,whereColumn,whereValue]]]';
+      const list = expect(6, usage);
+      const [table = '', column, ignore, , whereColumn, whereValue] = list;
       if (table === '') fail('missing table');
+      if (list.length > 3 && (list.length !== 6 || whereColumn === '')) fail(`expected ${usage}`);
       const ignoreId = ignore === undefined || ignore === '' || ignore === 'NULL' ? null : ignore;
+      const where =
+        whereColumn === undefined
+          ? null
+          : { column: whereColumn, value: whereValue === 'NULL' ? null : (whereValue ?? null) };
       return {
         name,
         table,
         column: column || field,
         ignoreId,
-        lookup: lookupKey(table, column || field),
+        where,
+        lookup: where
+          ? JSON.stringify([table, column || field, where.column, where.value])
+          : lookupKey(table, column || field),
       };
     }
     default:

@@ -288,6 +288,7 @@ describe('svc CLI', { concurrency: true }, () => {
         '2',
         '--name=short lived',
         '--expires-in-days=30',
+        '--no-abilities',
       );
       assert.equal(run.code, 0, run.stderr);
       const stored = await server!.service.database.db
@@ -369,17 +370,17 @@ describe('svc CLI', { concurrency: true }, () => {
       ],
       [
         'token:create for an unknown user',
-        ['token:create', 'ghost', 'Main', '--name=x'],
+        ['token:create', 'ghost', 'Main', '--name=x', '--no-abilities'],
         /No user "ghost"/,
       ],
       [
         'token:create for an unknown unit',
-        ['token:create', 'admin', 'Nowhere', '--name=x'],
+        ['token:create', 'admin', 'Nowhere', '--name=x', '--no-abilities'],
         /No unit "Nowhere"/,
       ],
       [
         'token:create for a unit the user does not belong to',
-        ['token:create', 'admin', 'Elsewhere', '--name=x'],
+        ['token:create', 'admin', 'Elsewhere', '--name=x', '--no-abilities'],
         /the unit does not belong to the user/,
       ],
       [
@@ -389,27 +390,34 @@ describe('svc CLI', { concurrency: true }, () => {
       ],
       [
         'token:create with a non-numeric --expires-in-days',
-        ['token:create', 'admin', 'Main', '--name=x', '--expires-in-days=abc'],
+        ['token:create', 'admin', 'Main', '--name=x', '--no-abilities', '--expires-in-days=abc'],
         /--expires-in-days must be a positive whole number, got "abc"/,
       ],
       [
         'token:create with a bad --expires-at',
-        ['token:create', 'admin', 'Main', '--name=x', '--expires-at=someday'],
+        ['token:create', 'admin', 'Main', '--name=x', '--no-abilities', '--expires-at=someday'],
         /--expires-at must be an ISO-8601 date/,
       ],
       [
         'token:create with an --expires-at already past',
-        ['token:create', 'admin', 'Main', '--name=x', '--expires-at=2020-01-01T00:00:00Z'],
+        [
+          'token:create',
+          'admin',
+          'Main',
+          '--name=x',
+          '--no-abilities',
+          '--expires-at=2020-01-01T00:00:00Z',
+        ],
         /--expires-at must be in the future, got "2020-01-01T00:00:00Z"/,
       ],
       [
         'token:create without the unit',
-        ['token:create', 'admin', '--name=x'],
+        ['token:create', 'admin', '--name=x', '--no-abilities'],
         /Usage: svc token:create <user> <unit>/,
       ],
       [
         'token:create with an unknown option',
-        ['token:create', 'admin', 'Main', '--name=x', '--scope=all'],
+        ['token:create', 'admin', 'Main', '--name=x', '--no-abilities', '--scope=all'],
         /Unknown option --scope for `svc token:create`\. It takes: --name=<text>, --abilities=/,
       ],
       ['token:revoke of an unknown token', ['token:revoke', '999'], /No token #999/],
@@ -432,7 +440,7 @@ describe('svc CLI', { concurrency: true }, () => {
       [
         'unit:create in a company whose name is ambiguous',
         ['unit:create', 'Ghost unit', '--company=Twin'],
-        /More than one company is named "Twin": give its id/,
+        /More than one company is named "Twin": #2, #3\. Give its id\./,
       ],
       [
         'unit:create on an unknown connection',

@@ -461,6 +461,7 @@ describe('parseRules', () => {
           table: 'users',
           column: 'login',
           ignoreId: '5',
+          where: null,
           lookup: '["users","login"]',
         },
       ],

@@ -9,8 +9,21 @@ export const company = defineEntity({
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['name', 'active'],
   titleColumns: ['name'],
-  rules: () => ({ name: ['required', 'string', 'max:200'], active: ['nullable', 'in:Y,N'] }),
+  // Names stay usable: a company is found by its name (svc unit:create --company=Acme).
+  rules: (id) => ({
+    name: ['required', 'string', 'max:200', `unique:companies,name,${id ?? 'NULL'}`],
+    active: ['nullable', 'in:Y,N'],
+  }),
 });
+
+/** The company a unit is written into, as a rule parameter: its id, or NULL. */
+function companyOf(record: Readonly<Record<string, unknown>>): string {
+  const id = record.company_id;
+  // A value that is no id fails company_id's own rules; the name is then checked among no company.
+  return typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))
+    ? String(id)
+    : 'NULL';
+}
 
 export const unit = defineEntity({
   name: 'Unit',
@@ -21,8 +34,14 @@ export const unit = defineEntity({
   labels: { company_id: 'Company' },
   titleColumns: ['name'],
   relations: { company: belongsTo(() => company, 'company_id', { columns: ['id', 'name'] }) },
-  rules: () => ({
-    name: ['required', 'string', 'max:200'],
+  // A unit's name is unique within its company (units without a company count as one company).
+  rules: (id, record) => ({
+    name: [
+      'required',
+      'string',
+      'max:200',
+      `unique:units,name,${id ?? 'NULL'},id,company_id,${companyOf(record)}`,
+    ],
     company_id: ['nullable', 'integer', 'exists:companies,id'],
     connection: ['nullable', 'string', 'max:64'],
     active: ['nullable', 'in:Y,N'],
@@ -36,5 +55,7 @@ export const group = defineEntity({
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['name'],
   titleColumns: ['name'],
-  rules: () => ({ name: ['required', 'string', 'max:200'] }),
+  rules: (id) => ({
+    name: ['required', 'string', 'max:200', `unique:groups,name,${id ?? 'NULL'}`],
+  }),
 });

@@ -31,14 +31,18 @@ function expiry(options: Record<string, unknown>): Date | null {
 export const tokenCreate: Command = {
   summary: 'Issue an API token for a user in a unit; prints the token alone, once',
   usage:
-    '<user> <unit> --name=<text> [--abilities=<a,b,...>] [--expires-in-days=<n> | --expires-at=<ISO-8601>]',
+    '<user> <unit> --name=<text> (--abilities=<a,b,...> | --no-abilities) [--expires-in-days=<n> | --expires-at=<ISO-8601>]',
   arguments: { '<user>': 'an id or login', '<unit>': 'an id or name' },
   options: {
     name: { type: 'string', value: '<text>', description: 'what the token is for (required)' },
     abilities: {
       type: 'string',
       value: '<a,b,...>',
-      description: 'what it may do, from `svc abilities` (none: it may do nothing)',
+      description: 'what it may do, from `svc abilities` (this or --no-abilities is required)',
+    },
+    'no-abilities': {
+      type: 'boolean',
+      description: 'issue a token that may do nothing (every ability-checked route answers 403)',
     },
     'expires-in-days': { type: 'string', value: '<n>', description: 'expire n days from now' },
     'expires-at': {
@@ -54,9 +58,16 @@ export const tokenCreate: Command = {
     const [userRef, unitRef] = positionals;
     if (!userRef || !unitRef)
       throw new CliError(
-        'Usage: svc token:create <user> <unit> --name=<text> [--abilities=<a,b,...>] [--expires-in-days=<n>]',
+        'Usage: svc token:create <user> <unit> --name=<text> (--abilities=<a,b,...> | --no-abilities) [--expires-in-days=<n> | --expires-at=<ISO-8601>]',
       );
     const name = requiredString(options.name, 'name');
+    // A token without abilities answers 403 everywhere: asked for explicitly, never by omission.
+    if (options.abilities !== undefined && options['no-abilities'] === true)
+      throw new CliError('Give --abilities or --no-abilities, not both.');
+    if (options.abilities === undefined && options['no-abilities'] !== true)
+      throw new CliError(
+        'Give --abilities=<a,b,...> (the list: `npx svc abilities`), or --no-abilities for a token that may do nothing.',
+      );
     const abilities =
       typeof options.abilities === 'string'
         ? options.abilities
@@ -100,10 +111,23 @@ export const tokenRevoke: Command = {
   async run({ positionals }) {
     const [id] = positionals;
     if (!id || !/^\d+$/.test(id)) throw new CliError('Usage: svc token:revoke <id>');
-    const record = await withDatabase(({ database }) => revokeToken(database, Number(id)));
+    const { record, before } = await withDatabase(async ({ database }) => {
+      const found = await database.db
+        .selectFrom('api_tokens')
+        .select('revoked_at')
+        .where('id', '=', Number(id))
+        .executeTakeFirst();
+      // Revoking again changes nothing (the first revocation time stays): said, not repeated.
+      const before = found?.revoked_at ?? null;
+      return { record: found ? await revokeToken(database, Number(id)) : null, before };
+    });
     if (!record) throw new CliError(`No token #${id}.`);
     printJson(record);
-    process.stderr.write(`Token #${id} revoked.\n`);
+    process.stderr.write(
+      before === null
+        ? `Token #${id} revoked.\n`
+        : `Token #${id} was already revoked (at ${String(record.revoked_at)}); unchanged.\n`,
+    );
   },
 };
 

@@ -5,6 +5,8 @@
 // from it); any other table is a system table, keyed by `id`.
 
 import {
+  listLength,
+  param,
   paramList,
   paramListValues,
   runCached,
@@ -12,6 +14,7 @@ import {
 } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import { entityForTable } from '../../model/entity.js';
+import type { UniqueWhere } from '../../model/rules.js';
 import { NO_SCOPE, type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Lookup } from './validator.js';
 
@@ -35,23 +38,41 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
     table: string,
     column: string,
     keys: Array<string | number>,
+    where: UniqueWhere | null = null,
   ) => {
     const entity = entityForTable(table);
     const db = connections[entity?.storage ?? 'system'];
     const key = entity?.primaryKey ?? 'id';
     return runCached<Record<string, unknown>>(
       db,
-      [site, table, column, key, keys.length, entity ? scopeKey(entity, scope) : ''],
+      [
+        site,
+        table,
+        column,
+        key,
+        listLength(keys.length),
+        entity ? scopeKey(entity, scope) : '',
+        where?.column ?? '',
+        where ? where.value === null : false,
+      ],
       () => {
-        const query = db
+        const listed = db
           .selectFrom(table)
           .select([...new Set([key, column])])
           .where(column, 'in', paramList('v', keys.length));
+        const query =
+          where === null
+            ? listed
+            : where.value === null
+              ? listed.where(where.column, 'is', null)
+              : listed.where(where.column, '=', param('w'));
         return entity
           ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query)
           : query;
       },
-      paramListValues('v', keys),
+      where?.value != null
+        ? { ...paramListValues('v', keys), w: bindable([where.value])[0] }
+        : paramListValues('v', keys),
     ).then((rows) => rows.map((row) => ({ value: String(row[column]), key: String(row[key]) })));
   };
   return {
@@ -60,11 +81,11 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
       if (keys.length === 0) return new Set();
       return new Set((await lookup(EXISTS, table, column, keys)).map((row) => row.value));
     },
-    async taken(table, column, values) {
+    async taken(table, column, values, where = null) {
       const keys = bindable(values);
       const holders = new Map<string, string[]>();
       if (keys.length === 0) return holders;
-      for (const { value, key } of await lookup(TAKEN, table, column, keys))
+      for (const { value, key } of await lookup(TAKEN, table, column, keys, where))
         holders.set(value, [...(holders.get(value) ?? []), key]);
       return holders;
     },

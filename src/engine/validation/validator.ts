@@ -3,7 +3,13 @@
 // sees one query per table/column instead of one per row.
 
 import type { ErrorBag } from '../../errors.js';
-import type { DbRule, FieldRules, ParsedRuleSet, PureRule } from '../../model/rules.js';
+import type {
+  DbRule,
+  FieldRules,
+  ParsedRuleSet,
+  PureRule,
+  UniqueWhere,
+} from '../../model/rules.js';
 import { attributeName } from '../../support/attribute-name.js';
 import { messageFor, requiredMessage, type SizeType } from './messages.js';
 
@@ -17,8 +23,16 @@ export interface ValidationUnit {
 export interface Lookup {
   /** Return the subset of `values` (compared as strings: String(v)) that exist in table.column. */
   exists(table: string, column: string, values: unknown[]): Promise<Set<string>>;
-  /** For unique: for each value present in table.column, the primary key ids (as strings) holding it. */
-  taken(table: string, column: string, values: unknown[]): Promise<Map<string, string[]>>;
+  /**
+   * For unique: for each value present in table.column (among the rows matching `where`, when
+   * given), the primary key ids (as strings) holding it.
+   */
+  taken(
+    table: string,
+    column: string,
+    values: unknown[],
+    where?: UniqueWhere | null,
+  ): Promise<Map<string, string[]>>;
 }
 
 /** Insertion order = order of units, then order of fields in the rules. */
@@ -41,6 +55,7 @@ interface FieldResult {
 interface Group {
   readonly table: string;
   readonly column: string;
+  readonly where: UniqueWhere | null;
   readonly values: Map<string, unknown>;
 }
 
@@ -62,7 +77,7 @@ export async function validateAll(units: ValidationUnit[], lookup: Lookup): Prom
   }
   const [found, holders] = await Promise.all([
     ask(existsGroups, (g) => lookup.exists(g.table, g.column, [...g.values.values()])),
-    ask(uniqueGroups, (g) => lookup.taken(g.table, g.column, [...g.values.values()])),
+    ask(uniqueGroups, (g) => lookup.taken(g.table, g.column, [...g.values.values()], g.where)),
   ]);
 
   const fails = (p: Pending): boolean => {
@@ -124,7 +139,15 @@ function checkField(unit: ValidationUnit, field: FieldRules): FieldResult {
 function collect(groups: Map<string, Group>, { rule, values }: Pending): void {
   let g = groups.get(rule.lookup);
   if (g === undefined)
-    groups.set(rule.lookup, (g = { table: rule.table, column: rule.column, values: new Map() }));
+    groups.set(
+      rule.lookup,
+      (g = {
+        table: rule.table,
+        column: rule.column,
+        where: rule.name === 'unique' ? rule.where : null,
+        values: new Map(),
+      }),
+    );
   for (const v of values) {
     const text = String(v);
     if (!g.values.has(text)) g.values.set(text, v);

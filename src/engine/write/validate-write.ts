@@ -5,7 +5,6 @@
 import { type ErrorBag, errors } from '../../errors.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
-import type { ParsedRuleSet } from '../../model/rules.js';
 import type { Scope } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
 import { databaseLookup } from '../validation/database-lookup.js';
@@ -22,23 +21,17 @@ export async function validateWrite(
 ): Promise<void> {
   const { entity } = resource;
   const units: ValidationUnit[] = [];
-  if (entity.rules)
-    units.push({ data: { ...(existing ?? {}), ...plan.master }, rules: entity.rules(masterId) });
+  if (entity.rules) {
+    const data = { ...(existing ?? {}), ...plan.master };
+    units.push({ data, rules: entity.rules(masterId, data) });
+  }
   for (const { name, relation, target, rows } of plan.details) {
     if (!target.rules) continue;
-    const ruleSets = new Map<number | null, ParsedRuleSet>();
     for (const row of rows) {
-      let rules = ruleSets.get(row.id);
-      if (!rules) {
-        // The foreign key is always set from the master (rule 6), so it is not the row's to satisfy.
-        rules = target.rules(row.id).filter((f) => f.field !== relation.foreignKey);
-        ruleSets.set(row.id, rules);
-      }
-      units.push({
-        data: { ...(row.stored ?? {}), ...row.fields },
-        rules,
-        prefix: `${name}.${row.index}.`,
-      });
+      const data = { ...(row.stored ?? {}), ...row.fields };
+      // The foreign key is always set from the master (rule 6), so it is not the row's to satisfy.
+      const rules = target.rules(row.id, data).filter((f) => f.field !== relation.foreignKey);
+      units.push({ data, rules, prefix: `${name}.${row.index}.` });
     }
   }
   const checked =
