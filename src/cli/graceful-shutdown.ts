@@ -3,18 +3,21 @@
 // frame, 4200), close the database, exit 0. Requests still running after SHUTDOWN_TIMEOUT_MS
 // have their connections cut and the process exits 1, so a supervisor sees it was not clean.
 import type { Service } from '../service.js';
+import { stopWhenOrphaned } from './parent-watch.js';
 
 /** After the timeout cuts the connections, how long closing the rest may still take. */
 const AFTER_CUT_MS = 2000;
 
 export interface ShutdownOptions {
   readonly timeoutMs: number;
+  /** Also stop when the parent process exits (cli/parent-watch.ts); not in a --workers worker. */
+  readonly watchParent?: boolean;
 }
 
 export function closeOnSignals(service: Service, options: ShutdownOptions): void {
   const { app } = service;
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals, reason = `received ${signal}`) => {
     // Ctrl-C reaches every process of the group and the primary forwards signals too: a worker
     // may see two. The first one decides; the timeout bounds the wait either way.
     if (stopping) return;
@@ -23,6 +26,7 @@ export function closeOnSignals(service: Service, options: ShutdownOptions): void
     app.log.info(
       {
         signal,
+        reason,
         websocketClients: service.realtime?.connectionCount ?? 0,
         timeoutMs: options.timeoutMs,
       },
@@ -59,4 +63,6 @@ export function closeOnSignals(service: Service, options: ShutdownOptions): void
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (options.watchParent)
+    stopWhenOrphaned(() => stop('SIGTERM', 'the parent process (npm, npx, a shell) exited'));
 }

@@ -4,6 +4,7 @@
 // once all have finished. A worker that dies before it ever listened (bad port, unreadable
 // database) would only die again: then the whole pool stops with exit code 1.
 import cluster, { type Address, type Worker } from 'node:cluster';
+import { stopWhenOrphaned } from './parent-watch.js';
 
 /** The primary's pino logger (cli/log-output.ts), as far as the pool uses it. */
 export interface ProcessLog {
@@ -92,6 +93,7 @@ export function runWorkerPool(options: WorkerPoolOptions): Promise<number> {
 
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+    stopWhenOrphaned(() => stop('SIGTERM'));
     for (let i = 0; i < options.workers; i += 1) fork();
   });
 }

@@ -68,7 +68,7 @@ async function serveHere(config: Config, prepared: boolean): Promise<never> {
     logger: serverLogger(config),
     onAdminPassword: adminPasswordLine,
   });
-  closeOnSignals(service, { timeoutMs: config.shutdownTimeoutMs });
+  closeOnSignals(service, { timeoutMs: config.shutdownTimeoutMs, watchParent: !prepared });
   try {
     await service.app.listen({ host: config.host, port: config.port });
   } catch (error) {
