@@ -64,7 +64,9 @@ export async function runStatements(
 /** A new empty database on the engine under test. */
 export async function createTestDatabase(engine: TestEngine = testEngine): Promise<TestDatabase> {
   if (engine === 'sqlite') return { url: undefined, drop: async () => {} };
-  const name = `svc_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  // Named after the run (test/run.mjs's pid), so the runner can drop what an interrupted run left.
+  const run = process.env.SVC_TEST_RUN ?? String(process.pid);
+  const name = `svc_t_${run}_${randomBytes(4).toString('hex')}`;
   await admin(engine, [`create database ${name}`]);
   return {
     url: withDatabase(serverUrl(engine), name),
