@@ -1,5 +1,6 @@
 // svc user:list, company:list, unit:list, group:list: every record, JSON on stdout (a table when
 // stdout is a terminal), in id order. Never a password hash.
+import type { Db } from '../../database/db.js';
 import type { Command } from '../command.js';
 import { withDatabase } from '../database-session.js';
 import { printRows } from '../output-table.js';
@@ -10,7 +11,7 @@ function listCommand(
   what: string,
   example: string,
   columns: readonly string[],
-  read: (db: import('../../database/db.js').Db) => Promise<Row[]>,
+  read: (db: Db) => Promise<Row[]>,
 ): Command {
   return {
     summary: `List the ${what} (JSON; a table on a terminal)`,
