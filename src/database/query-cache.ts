@@ -6,7 +6,13 @@ import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
 
 const SENTINEL = '\u0000svc-param:';
+/**
+ * The cache is bounded by size, not only by entries (issue 19): the characters of SQL it holds
+ * stand for a statement's cost (its text, its parameter slots and its compiled query node grow
+ * together). Past either bound it starts again empty.
+ */
 const LIMIT = 2000;
+const SQL_CHARACTERS_LIMIT = 4 * 1024 * 1024;
 
 /**
  * When the engine may answer a query from the result of the same query earlier: exact, never a
@@ -53,18 +59,32 @@ export function param<T = unknown>(name: string): RawBuilder<T> {
   return sql<T>`${SENTINEL + name}`;
 }
 
-/** `count` placeholders named `<prefix>0..`: one compiled statement per list length. */
-export function paramList(prefix: string, count: number): Array<RawBuilder<unknown>> {
-  return Array.from({ length: count }, (_, i) => param(`${prefix}${i}`));
+/**
+ * The length a list of `count` values is compiled for: the next power of two, so lists of any
+ * length share a dozen statement shapes instead of one each (issue 19). Part of statement keys.
+ */
+export function listLength(count: number): number {
+  let length = 1;
+  while (length < count) length *= 2;
+  return length;
 }
 
-/** The values of `paramList(prefix, values.length)`. */
+/** Placeholders `<prefix>0..` for a list of `count` values: listLength(count) of them. */
+export function paramList(prefix: string, count: number): Array<RawBuilder<unknown>> {
+  return Array.from({ length: listLength(count) }, (_, i) => param(`${prefix}${i}`));
+}
+
+/**
+ * The values of `paramList(prefix, values.length)`: the list, its last value repeated up to the
+ * compiled length (for `in` and `not in`, a repeated value changes nothing).
+ */
 export function paramListValues(
   prefix: string,
   values: readonly unknown[],
 ): Record<string, unknown> {
   const named: Record<string, unknown> = {};
-  for (let i = 0; i < values.length; i += 1) named[prefix + i] = values[i];
+  const length = listLength(values.length);
+  for (let i = 0; i < length; i += 1) named[prefix + i] = values[Math.min(i, values.length - 1)];
   return named;
 }
 
@@ -118,6 +138,13 @@ interface Template {
 
 /** Per dialect adapter (the same shape compiles differently per dialect), by encoded statement key. */
 const templates = new WeakMap<object, Map<string, Template>>();
+/** Characters of SQL held, per dialect adapter's map. */
+const heldCharacters = new WeakMap<Map<string, Template>, number>();
+
+/** How many compiled statements the cache holds for `db`'s dialect (tests: the shapes stay bounded). */
+export function compiledStatementCount(db: Db): number {
+  return templates.get(db.getExecutor().adapter)?.size ?? 0;
+}
 
 function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Template {
   const dialect = db.getExecutor().adapter;
@@ -136,7 +163,11 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
           : { value: p },
       ),
     };
-    if (shapes.size >= LIMIT) shapes.clear();
+    const held = (heldCharacters.get(shapes) ?? 0) + template.sql.length;
+    if (shapes.size >= LIMIT || held > SQL_CHARACTERS_LIMIT) {
+      shapes.clear();
+      heldCharacters.set(shapes, template.sql.length);
+    } else heldCharacters.set(shapes, held);
     shapes.set(key, template);
   }
   return template;

@@ -1,8 +1,17 @@
 // The engine's INSERT, UPDATE and DELETE statements through the query cache (query-cache.ts):
 // each shape (table, columns, number of rows or keys) is built and compiled once, later writes
 // only bind values. Identifiers come from entity definitions checked at boot, never a request.
+// The number of shapes is bounded whatever the input (issue 19): many rows are inserted in
+// chunks from a fixed set of sizes, key lists are compiled for a power-of-two length.
 import type { Db } from './db.js';
-import { param, paramList, paramListValues, runCached, statementSite } from './query-cache.js';
+import {
+  listLength,
+  param,
+  paramList,
+  paramListValues,
+  runCached,
+  statementSite,
+} from './query-cache.js';
 
 type Values = Readonly<Record<string, unknown>>;
 
@@ -31,8 +40,43 @@ function whereEquals<Q extends { where(column: string, op: '=', value: unknown):
 }
 
 /**
- * Inserts rows that share one column list (the first row's), in one statement; with
- * `returning`, answers the inserted rows' values of that column.
+ * Parameters one INSERT binds at most: far below every engine's limit (SQLite 32,766, PostgreSQL
+ * and MySQL 65,535), and rows per INSERT at most, so a statement's text stays small.
+ */
+const INSERT_PARAMETERS = 2048;
+const INSERT_ROWS = 256;
+/** Up to this many rows go in one INSERT of exactly that many (the common writes: one statement). */
+const EXACT_ROWS = 64;
+
+/** The largest power of two of rows of `columns` columns one INSERT takes. */
+function insertChunkRows(columns: number): number {
+  let rows = INSERT_ROWS;
+  while (rows > 1 && rows * Math.max(columns, 1) > INSERT_PARAMETERS) rows /= 2;
+  return rows;
+}
+
+/**
+ * The row counts `count` rows are inserted in, from a fixed set per column count: any count up
+ * to 64 (within the chunk size) as it is, larger ones as powers of two up to the chunk size.
+ * 1,000 rows of 2 columns are 256 + 256 + 256 + 128 + 64 + 40.
+ */
+export function insertChunks(count: number, columns: number): number[] {
+  const chunk = insertChunkRows(columns);
+  const exact = Math.min(EXACT_ROWS, chunk);
+  const sizes: number[] = [];
+  for (let left = count; left > 0; ) {
+    let size = chunk;
+    if (left <= exact) size = left;
+    else while (size > left) size /= 2;
+    sizes.push(size);
+    left -= size;
+  }
+  return sizes;
+}
+
+/**
+ * Inserts rows that share one column list (the first row's), in the statements insertChunks
+ * gives; with `returning`, answers the inserted rows' values of that column, in order.
  */
 export async function insertRows(
   db: Db,
@@ -43,6 +87,24 @@ export async function insertRows(
   const [first] = rows;
   if (!first) return [];
   const columns = Object.keys(first);
+  const inserted: Array<Record<string, unknown>> = [];
+  let start = 0;
+  for (const size of insertChunks(rows.length, columns.length)) {
+    const part = rows.slice(start, start + size);
+    inserted.push(...(await insertChunk(db, table, columns, part, returning)));
+    start += size;
+  }
+  return inserted;
+}
+
+/** One INSERT of `rows` with `columns`. */
+function insertChunk(
+  db: Db,
+  table: string,
+  columns: readonly string[],
+  rows: readonly Values[],
+  returning: string | undefined,
+): Promise<Array<Record<string, unknown>>> {
   const values: Record<string, unknown> = {};
   rows.forEach((row, r) => {
     named(`r${r}c`, columns, row, values);
@@ -83,6 +145,9 @@ export async function updateWhere(
   );
 }
 
+/** Keys one DELETE lists at most; more are deleted in several statements. */
+const DELETE_KEYS = 1024;
+
 /** `delete from <table> where <column> = <value> and ...`, and, with `keys`, `<column> in (keys)`. */
 export async function deleteWhere(
   db: Db,
@@ -90,10 +155,24 @@ export async function deleteWhere(
   where: Values,
   keys?: { readonly column: string; readonly values: readonly unknown[] },
 ): Promise<void> {
+  if (keys && keys.values.length > DELETE_KEYS) {
+    for (let start = 0; start < keys.values.length; start += DELETE_KEYS)
+      await deleteWhere(db, table, where, {
+        column: keys.column,
+        values: keys.values.slice(start, start + DELETE_KEYS),
+      });
+    return;
+  }
   const conditions = Object.keys(where);
   await runCached(
     db,
-    [DELETE, table, keys?.column ?? null, keys?.values.length ?? null, ...conditions],
+    [
+      DELETE,
+      table,
+      keys?.column ?? null,
+      keys ? listLength(keys.values.length) : null,
+      ...conditions,
+    ],
     () => {
       const query = whereEquals(db.deleteFrom(table), conditions);
       return keys ? query.where(keys.column, 'in', paramList('k', keys.values.length)) : query;

@@ -82,7 +82,8 @@ function writeBody(resource: Resource, mode: 'create' | 'update'): Schema {
     properties[name] = {
       type: ['array', 'null'],
       description:
-        'The whole set of rows: a row without `id` is created, one with the id of a stored row of this master is updated, and stored rows left out are deleted; null deletes them all. Absent: the rows are kept.',
+        'The whole set of rows: a row without `id` is created, one with the id of a stored row of this master is updated, and stored rows left out are deleted; null deletes them all. Absent: the rows are kept. More than maxItems rows is a 422.',
+      maxItems: resource.maxDetailRows,
       items: {
         type: 'object',
         properties: {

@@ -34,6 +34,7 @@ export interface Resource {
   readonly defaultOrder: Order | null;
   readonly perPage: number;
   readonly maxPerPage: number;
+  readonly maxDetailRows: number;
   readonly details: ReadonlyMap<string, HasMany>;
   readonly index: Projector;
   readonly show: Projector;
@@ -129,6 +130,9 @@ export function defineResource(config: ResourceConfig): Resource {
   if (!Number.isInteger(perPage) || perPage < 1) fail('perPage must be a positive integer');
   if (!Number.isInteger(maxPerPage) || maxPerPage < perPage)
     fail('maxPerPage must be an integer of at least perPage');
+  const maxDetailRows = config.maxDetailRows ?? DEFAULTS.maxDetailRows;
+  if (!Number.isInteger(maxDetailRows) || maxDetailRows < 1)
+    fail('maxDetailRows must be a positive integer');
 
   const hidden = new Set(config.hidden ?? DEFAULTS.hidden);
   const known = new Set([
@@ -163,6 +167,7 @@ export function defineResource(config: ResourceConfig): Resource {
     defaultOrder,
     perPage,
     maxPerPage,
+    maxDetailRows,
     details,
     index: compileProjection(indexFields, primaryKey, hidden, transformers),
     show: compileProjection(showFields, primaryKey, hidden, transformers),

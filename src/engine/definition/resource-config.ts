@@ -35,6 +35,8 @@ export interface ResourceConfig {
   readonly perPage?: number;
   readonly maxPerPage?: number;
   readonly details?: readonly string[];
+  /** Rows a detail relation takes at most per write (issue 19): a 422 naming the relation beyond. */
+  readonly maxDetailRows?: number;
   readonly transformers?: Readonly<Record<string, Transformer>>;
   /** Plural label (`Import templates`); default: from the route's path. */
   readonly label?: string;
@@ -63,5 +65,6 @@ export const DEFAULTS = Object.freeze({
   perPage: 15,
   maxPerPage: 200,
   details: [],
+  maxDetailRows: 1000,
   transformers: {},
 });

@@ -3,7 +3,7 @@
 // value is a 422 naming the field. Operands are always bound parameters, never query text.
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { param } from '../../database/query-cache.js';
+import { listLength, param, paramList, paramListValues } from '../../database/query-cache.js';
 import { type ErrorBag, errors } from '../../errors.js';
 import type { Input } from './input.js';
 
@@ -155,7 +155,7 @@ export function filtersShape(filters: readonly Filter[]): string {
   return filters
     .map((f) => {
       const kind = Array.isArray(f.operand)
-        ? `[${f.operand.length}]`
+        ? `[${f.operand.length === 0 ? 0 : listLength(f.operand.length)}]`
         : f.operand === null
           ? 'null'
           : typeof f.operand === 'boolean'
@@ -173,9 +173,7 @@ export function filterValues(filters: readonly Filter[]): Record<string, unknown
   const values: Record<string, unknown> = {};
   filters.forEach((f, i) => {
     if (Array.isArray(f.operand)) {
-      f.operand.forEach((v, j) => {
-        values[`f${i}_${j}`] = v;
-      });
+      if (f.operand.length > 0) Object.assign(values, paramListValues(`f${i}_`, f.operand));
     } else if (f.op !== 'null' && f.operand !== null) values[`f${i}`] = f.operand;
   });
   return values;
@@ -200,7 +198,7 @@ export function filterExpression(
     case 'not in': {
       if (filter.operand.length === 0)
         return filter.op === 'in' ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
-      const list = sql.join(filter.operand.map((_, j) => param(`f${index}_${j}`)));
+      const list = sql.join(paramList(`f${index}_`, filter.operand.length));
       return filter.op === 'in'
         ? sql<boolean>`${ref} in (${list})`
         : sql<boolean>`${ref} not in (${list})`;

@@ -91,6 +91,13 @@ export function readPayload(resource: Resource, body: unknown): Payload {
       bag[name] = [`The ${attributeName(name)} field must be an array.`];
       continue;
     }
+    // Bounded work per write (issue 19): the rows are not read at all beyond the limit.
+    if (value !== null && value.length > resource.maxDetailRows) {
+      bag[name] = [
+        `The ${attributeName(name)} field must not have more than ${resource.maxDetailRows} items.`,
+      ];
+      continue;
+    }
     details.push({ name, relation, rows: readRows(name, relation, value ?? [], bag) });
   }
   return { master, details, errors: bag };

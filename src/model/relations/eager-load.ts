@@ -5,6 +5,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import {
+  listLength,
   paramList,
   paramListValues,
   runCached,
@@ -42,7 +43,7 @@ export async function loadBelongsTo(
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    [BELONGS_TO_ROWS, relation, keys.length, scopeKey(target, scope)],
+    [BELONGS_TO_ROWS, relation, listLength(keys.length), scopeKey(target, scope)],
     () =>
       scopeConditions(target, scope).where.reduce(
         (q, w) => q.where(w),
@@ -122,7 +123,7 @@ export async function loadHasMany(
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    [HAS_MANY_ROWS, relation, keys.length, scopeKey(target, scope)],
+    [HAS_MANY_ROWS, relation, listLength(keys.length), scopeKey(target, scope)],
     () =>
       scopeConditions(target, scope)
         .where.reduce(

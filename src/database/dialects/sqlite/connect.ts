@@ -20,6 +20,8 @@ import type { SqliteOptions } from './options.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
 
 const STATEMENT_CACHE_LIMIT = 1000;
+/** Also bounded by size (issue 19): a prepared statement costs about as much as its text. */
+const STATEMENT_CACHE_CHARACTERS = 4 * 1024 * 1024;
 
 function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
   const raw = new BetterSqlite3(file);
@@ -50,11 +52,16 @@ function statementCache(
     string,
     { statement: BetterSqlite3.Statement; writes: readonly string[] | null }
   >();
+  let characters = 0;
   return (sqlText) => {
     counted();
     let entry = statements.get(sqlText);
     if (!entry) {
-      if (statements.size >= STATEMENT_CACHE_LIMIT) statements.clear();
+      characters += sqlText.length;
+      if (statements.size >= STATEMENT_CACHE_LIMIT || characters > STATEMENT_CACHE_CHARACTERS) {
+        statements.clear();
+        characters = sqlText.length;
+      }
       const statement = raw.prepare(sqlText);
       statements.set(sqlText, (entry = { statement, writes: writtenTables(statement) }));
     }
