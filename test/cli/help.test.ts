@@ -2,6 +2,7 @@
 // unknown options, and the commands to change a password and to list users, companies, units and
 // groups. Each run is the real CLI in a child process.
 import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { connectDatabase } from '../../src/database/connect.js';
-import { type Run, runCli } from '../helpers/cli.js';
+import { cliWorkingDir, type Run, runCli, SVC } from '../helpers/cli.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
 
 function svc(dataDir: string, args: string[], input?: string): Promise<Run> {
@@ -178,6 +179,46 @@ describe('svc user:password and the list commands', { concurrency: 1 }, () => {
       { id: 2, login: 'eve', name: 'Eve', email: null, admin: 'N', active: 'Y', units: ['East'] },
     ]);
     assert.ok(!run.stdout.includes('scrypt') && !run.stdout.includes('password'));
+  });
+
+  it('user:password on a terminal asks twice for the password and sets it', {
+    skip: spawnSync('script', ['--version']).error ? 'needs script(1) for a terminal' : false,
+  }, async () => {
+    const command = [process.execPath, ...SVC, 'user:password', 'eve']
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD };
+    delete env.DATABASE_URL;
+    // What is typed reaches the terminal before the command turns echo off, so only the
+    // prompts and the result are checked here, not the absence of an echo.
+    const out = execFileSync('script', ['-qec', command, '/dev/null'], {
+      cwd: cliWorkingDir(),
+      env,
+      encoding: 'utf8',
+      input: 'typed-at-prompt-4\ntyped-at-prompt-4\n',
+    });
+    assert.match(out, /New password for "eve": /);
+    assert.match(out, /Again: /);
+    assert.match(out, /Password of user "eve" \(#2\) changed\./);
+    assert.equal(await verifyPassword('typed-at-prompt-4', await hashOf('eve')), true);
+  });
+
+  it('unit:list prints a table when stdout is a terminal', {
+    skip: spawnSync('script', ['--version']).error ? 'needs script(1) for a terminal' : false,
+  }, () => {
+    // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
+    const command = [process.execPath, ...SVC, 'unit:list'].map((a) => `'${a}'`).join(' ');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD };
+    delete env.DATABASE_URL;
+    const out = execFileSync('script', ['-qec', command, '/dev/null'], {
+      cwd: cliWorkingDir(),
+      env,
+      encoding: 'utf8',
+    }).replace(/\r\n/g, '\n');
+    assert.match(
+      out,
+      /\nid {2}name {2}company {2}connection {2}active\n-- {2}---- {2}------- {2}---------- {2}------\n1 {3}Main {2}Default {2}- {11}Y\n2 {3}East {2}Acme {5}- {11}Y\n/,
+    );
   });
 
   it('company:list, unit:list and group:list print their records as JSON', async () => {

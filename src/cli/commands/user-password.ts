@@ -10,16 +10,26 @@ import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { findByIdOrName, withDatabase } from '../database-session.js';
 
-/** One line from a terminal without echoing it. */
-async function askHidden(question: string): Promise<string> {
-  process.stderr.write(question);
+/**
+ * Lines typed at a terminal, without echo, one per question. One interface for every question:
+ * a line typed ahead of the second prompt is kept, not lost with a closed interface.
+ */
+async function askHidden(questions: readonly string[]): Promise<string[]> {
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input: process.stdin, output: silent, terminal: true });
+  const lines = rl[Symbol.asyncIterator]();
+  const answers: string[] = [];
   try {
-    return await new Promise<string>((resolve) => rl.once('line', resolve));
+    for (const question of questions) {
+      process.stderr.write(question);
+      const next = await lines.next();
+      process.stderr.write('\n');
+      if (next.done) throw new CliError('No password typed; nothing changed.');
+      answers.push(String(next.value));
+    }
+    return answers;
   } finally {
     rl.close();
-    process.stderr.write('\n');
   }
 }
 
@@ -32,8 +42,7 @@ async function firstLineOfStdin(): Promise<string> {
 async function passwordFrom(option: unknown, login: string): Promise<string> {
   if (typeof option === 'string') return option;
   if (process.stdin.isTTY) {
-    const first = await askHidden(`New password for "${login}": `);
-    const again = await askHidden('Again: ');
+    const [first = '', again] = await askHidden([`New password for "${login}": `, 'Again: ']);
     if (first !== again) throw new CliError('The two passwords differ; nothing changed.');
     return first;
   }
@@ -62,6 +71,9 @@ export const userPassword: Command = {
     if (!ref || extra !== undefined)
       throw new CliError('Usage: svc user:password <user> [--password=<text>]');
     const password = await passwordFrom(options.password, ref);
+    // The users resource takes a blank password on update as "unchanged": refused here instead.
+    if (password.trim() === '')
+      throw new CliError('The password must not be empty; nothing changed.');
     const user = await withDatabase(async ({ database, context }) => {
       const id = await findByIdOrName(database, 'users', 'login', 'user', ref);
       return update(users, context, id, { password });
