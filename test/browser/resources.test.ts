@@ -260,6 +260,15 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     }
   });
 
+  it('names a foreign key in a list by its record’s title, not its id', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/r/import-template-logs');
+    const table = page.getByRole('table').first();
+    await table.getByRole('cell', { name: 'Monthly stock' }).first().waitFor();
+    assert.equal(await table.getByRole('cell', { name: 'Monthly stock', exact: true }).count(), 2);
+    assert.equal(await table.getByRole('columnheader', { name: 'Template' }).count(), 1);
+  });
+
   it('lists a template’s import logs on its page, newest first, read-only', async () => {
     const { page } = admin;
     await open(admin, `/admin/r/import-templates/${logged}`);

@@ -97,6 +97,10 @@ describe('GET /app/resources and the lookups', () => {
     for (const count of ['groups_count', 'users_count', 'logs_count'])
       assert.equal(columns.find((c) => c.name === count)?.type, 'integer');
     assert.deepEqual(columns.find((c) => c.name === 'creator')?.display, ['name', 'login']);
+    assert.deepEqual(columns.find((c) => c.name === 'created_by')?.reference, {
+      resource: 'users',
+      lookup: '/app/lookups/users',
+    });
     // Shown by default: not long text, not created_by (creator names it), not detail arrays.
     assert.deepEqual(
       columns.filter((c) => c.visible).map((c) => c.name),

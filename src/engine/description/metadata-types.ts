@@ -76,6 +76,8 @@ export interface ColumnMeta {
   readonly sortable: boolean;
   /** For an `object` column (a loaded belongs-to record): the keys that name it, e.g. ['name']. */
   readonly display: readonly string[] | null;
+  /** For a foreign key: where to look up the labels of its ids (`?ids=1,2`). */
+  readonly reference: Reference | null;
   /**
    * Shown in the table by default: false for long text (no length bound, JSON), for a foreign
    * key whose record the list also loads (its column names it), and for detail arrays (their

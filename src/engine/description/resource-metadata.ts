@@ -202,6 +202,7 @@ export async function resourceMetadata(
           type,
           sortable: resource.sortable.has(f.key),
           display: f.value.kind === 'belongsTo' ? displayKeys(f.value) : null,
+          reference: field?.reference ?? null,
           visible: type !== 'array' && !(full && (long || named.has(f.key))),
         };
       });

@@ -19,6 +19,24 @@ async function search(lookup: string, text: string): Promise<LookupItem[]> {
   return answer.data;
 }
 
+/** The labels of many ids (a list page's foreign keys), asked for in batches of the lookup's 20. */
+export async function labelsOf(
+  lookup: string,
+  ids: readonly string[],
+): Promise<ReadonlyMap<string, string>> {
+  const missing = [...new Set(ids)].filter((id) => id !== '' && !known(lookup).has(id));
+  const batches: string[][] = [];
+  for (let i = 0; i < missing.length; i += 20) batches.push(missing.slice(i, i + 20));
+  await Promise.all(
+    batches.map(async (batch) => {
+      const query = batch.map(encodeURIComponent).join(',');
+      const answer = await get<{ data: LookupItem[] }>(`${lookup}?ids=${query}`);
+      for (const item of answer.data) known(lookup).set(String(item.id), item.label);
+    }),
+  );
+  return known(lookup);
+}
+
 export async function labelOf(lookup: string, id: string): Promise<string | null> {
   const cached = known(lookup).get(id);
   if (cached !== undefined) return cached;

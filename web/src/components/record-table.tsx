@@ -1,9 +1,12 @@
 // The table of a list projection (DESIGN.md 3.7): the columns the metadata marks visible (long
 // text, foreign keys whose record is loaded and detail arrays are not), sortable headers as buttons named
 // after the column, the record's title linking to its form.
+
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ColumnMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { formatDate } from '../lib/format.js';
 import { Link } from '../lib/router.js';
+import { labelsOf } from './lookup-picker.js';
 
 export type Row = Readonly<Record<string, unknown>>;
 
@@ -15,8 +18,40 @@ export interface SortState {
 
 const LONG = 80;
 
-function text(column: ColumnMeta, value: unknown): string {
+/** Labels of the foreign keys on the page, per column: `Weekly orders` instead of `12`. */
+type ReferenceLabels = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
+function useReferenceLabels(
+  columns: readonly ColumnMeta[],
+  rows: readonly Row[] | null,
+): ReferenceLabels {
+  const [labels, setLabels] = useState<ReferenceLabels>(new Map());
+  useEffect(() => {
+    let current = true;
+    const referring = columns.filter((c) => c.reference);
+    if (!rows || referring.length === 0) return;
+    void Promise.all(
+      referring.map(async (c) => {
+        const ids = rows
+          .map((row) => row[c.name])
+          .filter((v) => v != null)
+          .map(String);
+        return [c.name, await labelsOf(c.reference?.lookup ?? '', ids)] as const;
+      }),
+    )
+      .then((found) => current && setLabels(new Map(found)))
+      // A label is a nicety: the id stays shown when it cannot be looked up.
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [columns, rows]);
+  return labels;
+}
+
+function text(column: ColumnMeta, value: unknown, labels?: ReadonlyMap<string, string>): string {
   if (value === null || value === undefined) return '';
+  if (labels) return labels.get(String(value)) ?? String(value);
   if (column.type === 'object' && typeof value === 'object') {
     const record = value as Record<string, unknown>;
     const [first, ...rest] = (column.display ?? ['name'])
@@ -41,7 +76,8 @@ function linkColumn(meta: ResourceMeta, columns: readonly ColumnMeta[]): string 
   return meta.title_fields.find((f) => names.has(f)) ?? (names.has(meta.key) ? meta.key : null);
 }
 
-const isNumber = (column: ColumnMeta) => column.type === 'integer' || column.type === 'number';
+const isNumber = (column: ColumnMeta) =>
+  (column.type === 'integer' || column.type === 'number') && !column.reference;
 
 export interface RecordTableProps {
   readonly meta: ResourceMeta;
@@ -52,8 +88,9 @@ export interface RecordTableProps {
 }
 
 export function RecordTable({ meta, rows, caption, sorting, busy }: RecordTableProps) {
-  const columns = visibleColumns(meta);
+  const columns = useMemo(() => visibleColumns(meta), [meta]);
   const linked = linkColumn(meta, columns);
+  const referenceLabels = useReferenceLabels(columns, rows);
   return (
     // Focusable so a keyboard can scroll a table wider than the screen.
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus (WCAG 2.1.1)
@@ -106,7 +143,7 @@ export function RecordTable({ meta, rows, caption, sorting, busy }: RecordTableP
               return (
                 <tr key={id}>
                   {columns.map((column) => {
-                    const full = text(column, row[column.name]);
+                    const full = text(column, row[column.name], referenceLabels.get(column.name));
                     const shown = full.length > LONG ? `${full.slice(0, LONG - 1)}…` : full;
                     const cell =
                       column.name === linked ? (
