@@ -1,7 +1,7 @@
 // The error catalog and its documentation (issue 16), in the manner of Fastify's
 // test/internals/errors.test.js, which checks that every error of lib/errors.js is in
 // docs/Reference/Errors.md and that every error there exists. Here the catalog is `errors` of
-// src/errors.ts and the documentation is the table under README "### Errors":
+// src/errors.ts and the documentation is the table under docs/api.md "## Errors":
 //
 //   | status | code | when | body | headers |
 //   | 401 | `BEARER_UNAUTHENTICATED` | ... | `{error: "<reason>"}` | `WWW-Authenticate: Bearer` |
@@ -19,17 +19,17 @@ import { fileURLToPath } from 'node:url';
 import { errors, HttpError } from '../../src/errors.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const README = path.join(ROOT, 'README.md');
+const ERROR_DOC = path.join(ROOT, 'docs', 'api.md');
 const SRC = path.join(ROOT, 'src');
 const CATALOG = path.join(SRC, 'errors.ts');
-const SECTION = '### Errors';
+const SECTION = '## Errors';
 const COLUMNS = ['status', 'code', 'when', 'body', 'headers'] as const;
 
 type Catalog = typeof errors;
 type Name = keyof Catalog;
 
 /**
- * Arguments to call each entry with, one tuple per call; a call per shape the README documents.
+ * Arguments to call each entry with, one tuple per call; a call per shape docs/api.md documents.
  * An entry not listed (a new one) is called with one 'sample' string per declared parameter.
  */
 const SAMPLES: { readonly [K in Name]?: readonly Parameters<Catalog[K]>[] } = {
@@ -52,7 +52,7 @@ const SAMPLES: { readonly [K in Name]?: readonly Parameters<Catalog[K]>[] } = {
   pusherUnknownApp: [['other-app']],
   pusherUnauthenticated: [['Invalid auth_signature.']],
   pusherInvalidEvent: [['The body is not valid JSON.']],
-  // MAX_MESSAGE_BYTES of the real-time protocol, which the README states as 10240.
+  // MAX_MESSAGE_BYTES of the real-time protocol, which docs/api.md states as 10240.
   pusherEventTooLarge: [[10_240]],
   driverUnauthenticated: [['Invalid signature.']],
   driverStatementRefused: [['near "selec": syntax error']],
@@ -95,7 +95,7 @@ function madeErrors(): Made[] {
 
 const call = (made: Made) => `errors.${made.name}(${JSON.stringify(made.args).slice(1, -1)})`;
 
-// ---- the README table ----------------------------------------------------------------------
+// ---- the docs/api.md table ----------------------------------------------------------------------
 
 interface Shape {
   readonly text: string;
@@ -180,12 +180,12 @@ function parseShape(text: string, where: string): Shape {
 
 let table: Row[] | undefined;
 
-/** The rows of the first table under README "### Errors". */
+/** The rows of the first table under docs/api.md "## Errors". */
 function readmeRows(): Row[] {
   if (table) return table;
-  const lines = readFileSync(README, 'utf8').split('\n');
+  const lines = readFileSync(ERROR_DOC, 'utf8').split('\n');
   const heading = lines.indexOf(SECTION);
-  assert.notEqual(heading, -1, `README.md has no "${SECTION}" section`);
+  assert.notEqual(heading, -1, `docs/api.md has no "${SECTION}" section`);
   let first = heading + 1;
   while (
     first < lines.length &&
@@ -193,14 +193,14 @@ function readmeRows(): Row[] {
     !/^#{1,6} /.test(lines[first] ?? '')
   )
     first++;
-  assert.ok(lines[first]?.startsWith('|'), `README "${SECTION}" has no table`);
+  assert.ok(lines[first]?.startsWith('|'), `docs/api.md "${SECTION}" has no table`);
   const header = cells(lines[first] ?? '').map((c) => c.toLowerCase());
-  assert.deepEqual(header, [...COLUMNS], `README "${SECTION}": the table's columns`);
+  assert.deepEqual(header, [...COLUMNS], `docs/api.md "${SECTION}": the table's columns`);
   const at = (row: string[], column: (typeof COLUMNS)[number]) =>
     row[COLUMNS.indexOf(column)] ?? '';
   const rows: Row[] = [];
   for (let i = first + 2; i < lines.length && lines[i]?.startsWith('|'); i++) {
-    const where = `README.md:${i + 1}`;
+    const where = `docs/api.md:${i + 1}`;
     const row = cells(lines[i] ?? '');
     assert.equal(
       row.length,
@@ -271,13 +271,13 @@ function usedNames(): Map<string, string> {
 
 // ---- the rules -----------------------------------------------------------------------------
 
-describe('the error catalog (src/errors.ts) and the README error table', () => {
-  it('every error in the catalog is documented in the README error table', () => {
+describe('the error catalog (src/errors.ts) and the error table of docs/api.md', () => {
+  it('every error in the catalog is documented in the error table of docs/api.md', () => {
     const documented = new Set(readmeRows().map((row) => row.code));
     const missing = madeErrors()
       .filter((made) => !documented.has(made.error.code))
       .map((made) => `${made.error.code} (${call(made)})`);
-    assert.deepEqual([...new Set(missing)], [], `errors without a row in README "${SECTION}"`);
+    assert.deepEqual([...new Set(missing)], [], `errors without a row in docs/api.md "${SECTION}"`);
   });
 
   it('every documented row gives the status, body shape and headers its error sends', () => {
@@ -290,7 +290,7 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
       const row = rows.get(error.code);
       if (!row) continue; // the rule above
       calledCodes.add(error.code);
-      const where = `README.md:${row.line} ${error.code}`;
+      const where = `docs/api.md:${row.line} ${error.code}`;
       if (row.when === '') problems.push(`${where}: says nothing in "when"`);
       if (row.status !== error.status)
         problems.push(`${where}: status ${row.status}, but ${call(made)} sends ${error.status}`);
@@ -317,32 +317,32 @@ describe('the error catalog (src/errors.ts) and the README error table', () => {
       for (const shape of row.shapes) {
         if (!matchedShapes.has(shape))
           problems.push(
-            `README.md:${row.line} ${row.code}: no call sends the documented body ${shape.text}`,
+            `docs/api.md:${row.line} ${row.code}: no call sends the documented body ${shape.text}`,
           );
       }
     }
     assert.deepEqual(problems, []);
   });
 
-  it('every code in the README error table is an error of the catalog', () => {
+  it('every code in the error table of docs/api.md is an error of the catalog', () => {
     const codes = new Set(madeErrors().map((made) => made.error.code));
     const unknown = readmeRows()
       .filter((row) => !codes.has(row.code))
-      .map((row) => `README.md:${row.line} ${row.code}`);
+      .map((row) => `docs/api.md:${row.line} ${row.code}`);
     assert.deepEqual(
       unknown,
       [],
-      'rows of README "### Errors" for codes the catalog does not have',
+      'rows of docs/api.md "## Errors" for codes the catalog does not have',
     );
   });
 
-  it('every code in the README error table has one row only', () => {
+  it('every code in the error table of docs/api.md has one row only', () => {
     const seen = new Map<string, number>();
     const twice: string[] = [];
     for (const row of readmeRows()) {
       const earlier = seen.get(row.code);
       if (earlier !== undefined)
-        twice.push(`${row.code} at README.md:${earlier} and README.md:${row.line}`);
+        twice.push(`${row.code} at docs/api.md:${earlier} and docs/api.md:${row.line}`);
       else seen.set(row.code, row.line);
     }
     assert.deepEqual(twice, []);
