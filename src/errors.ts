@@ -94,7 +94,7 @@ export const errors = {
     new HttpError('PUSHER_EVENT_TOO_LARGE', 413, {
       error: `The event data must not be larger than ${limit} bytes.`,
     }),
-  // The signed-request driver (README "Signed-request driver"); its 401s count toward the per-IP limit.
+  // The signed-request driver (docs/driver.md "Signed-request driver"); its 401s count toward the per-IP limit.
   driverUnauthenticated: (reason: string) =>
     new HttpError('DRIVER_UNAUTHENTICATED', 401, { error: reason }),
   driverTableNotFound: () =>
@@ -102,7 +102,7 @@ export const errors = {
   /** A statement the database refused or cancelled: the 422 shape of every refusal, under `sql`. */
   driverStatementRefused: (message: string) =>
     new HttpError('DRIVER_STATEMENT_REFUSED', 422, { message, errors: { sql: [message] } }),
-  // Both 503s mean "not done, retry": the request's transaction was rolled back (README "Resilience").
+  // Both 503s mean "not done, retry": the request's transaction was rolled back (docs/database-engines.md "Resilience").
   serviceUnavailable: () =>
     new HttpError(
       'SERVICE_UNAVAILABLE',

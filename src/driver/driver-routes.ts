@@ -1,4 +1,4 @@
-// The signed-request driver (issue 6, README "Signed-request driver"): raw SQL for an external
+// The signed-request driver (issue 6, docs/driver.md "Signed-request driver"): raw SQL for an external
 // database tool, registered only with REST_DRIVER_ENABLED=true, so that otherwise every path
 // under the prefix is the JSON 404 of any unmatched route.
 //   POST /_mad/rest-driver/query          {sql, bindings?, connection?} -> {columns, rows, row_count, truncated}

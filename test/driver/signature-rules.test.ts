@@ -1,4 +1,4 @@
-// The worked example of README "Signed-request driver", checked against the code that verifies
+// The worked example of docs/driver.md "Signed-request driver", checked against the code that verifies
 // requests, and the nonce store's memory: a nonce is refused until its timestamp could no
 // longer pass the clock-skew check, then forgotten.
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { MemoryNonceStore } from '../../src/driver/nonce-store.js';
 import { checkSignature, stringToSign } from '../../src/driver/request-signature.js';
 
-// The README's values, verbatim.
+// The values of docs/driver.md, verbatim.
 const SECRET = '0123456789abcdef0123456789abcdef';
 const TIMESTAMP = '1767225600';
 const NONCE = '9b1d4c7e2f6a8035c1e4b7d29f0a6e38';
@@ -22,7 +22,7 @@ const headers = (signature: string) => ({
 });
 
 describe('driver: the signing rule', () => {
-  it('signs the README example as the README says', () => {
+  it('signs the docs/driver.md example as docs/driver.md says', () => {
     assert.equal(
       stringToSign({
         method: 'post',

@@ -1,4 +1,4 @@
-// Signed requests (README "Signed-request driver", DESIGN.md 3.6): X-Svc-Signature is the hex
+// Signed requests (docs/driver.md "Signed-request driver", DESIGN.md 3.6): X-Svc-Signature is the hex
 // HMAC-SHA256 of `METHOD\nTARGET\nTIMESTAMP\nNONCE\nSHA256HEX(BODY)`, the timestamp within 300 s,
 // the nonce new. Every refusal is a 401 `{error}` that counts toward the per-IP failure limit:
 // the 21st request after 20 refusals is the 429 of SPEC.md 7, even when correctly signed.

@@ -18,7 +18,7 @@
 // unknown ids, group_id/user_id unknown, null or missing; detail row ids as JSON integers,
 // canonical decimal strings, and non-canonical forms ("012", "12.0", " 12", "12 ", "+12", 12.5,
 // true, "12e0", "0xc"), which DESIGN.md 3.5 refuses with a 422 on `<relation>.<index>.id`, and a
-// row named twice (12 and "12" alike), which README "Writing" refuses the same way.
+// row named twice (12 and "12" alike), which docs/api.md "Writing" refuses the same way.
 //
 // Size and replay (environment):
 //   MODEL_RUNS=4         command sequences per round (fc.assert numRuns)
@@ -220,7 +220,7 @@ type Intruder =
       readonly asString: boolean;
       readonly value: ValueChoice;
     }
-  /** One of this template's rows named a second time (README "Writing": a 422 under `<relation>.<index>.id`). */
+  /** One of this template's rows named a second time (docs/api.md "Writing": a 422 under `<relation>.<index>.id`). */
   | {
       readonly kind: 'twice';
       readonly pick: number;

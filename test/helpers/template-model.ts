@@ -33,7 +33,7 @@ export function likes(value: string, pattern: string): boolean {
 }
 
 // MariaDB/MySQL compare text in a PAD SPACE collation (utf8mb4_bin): =, <, >, IN and ORDER BY
-// ignore trailing spaces ('' = ' '), LIKE does not (README "Database engines"). With no character
+// ignore trailing spaces ('' = ' '), LIKE does not (docs/database-engines.md "Database engines"). With no character
 // below the space in these values, that is comparing with trailing spaces removed.
 export const comparable = (x: unknown): unknown =>
   testEngine === 'mysql' && typeof x === 'string' ? x.replace(/ +$/, '') : x;

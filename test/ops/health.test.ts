@@ -1,5 +1,5 @@
 // GET /health (the process is up) and GET /ready (the database answers, every migration has run):
-// JSON, no credentials, outside the API's authentication and failure counting (README "Running
+// JSON, no credentials, outside the API's authentication and failure counting (docs/production.md "Running
 // in production").
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

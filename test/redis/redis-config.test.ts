@@ -1,4 +1,4 @@
-// REDIS_URL and REDIS_PREFIX (DESIGN.md 3.2, README "Configuration"): read once at boot, refused
+// REDIS_URL and REDIS_PREFIX (DESIGN.md 3.2, docs/configuration.md "Configuration"): read once at boot, refused
 // with a message that never repeats the URL (it may hold a password), and a start that cannot
 // reach Redis fails at once, saying so, without the password either. Needs no Redis.
 import assert from 'node:assert/strict';

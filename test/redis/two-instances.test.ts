@@ -1,5 +1,5 @@
 // Two instances of svc on two ports over ONE database and ONE Redis (issue 8, deliverable 3;
-// README "Several instances"): what one instance does is seen by the other. A session made on A
+// docs/several-instances.md "Several instances"): what one instance does is seen by the other. A session made on A
 // works on B, CSRF included; failed authentications on A count toward the per-IP limit on B; a
 // notification sent through A (the send API, or `svc notify` through A's Pusher HTTP events API)
 // reaches a pusher-js client connected to B, and every client gets it once; a driver nonce used

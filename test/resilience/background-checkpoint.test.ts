@@ -1,5 +1,5 @@
 // SQLite's WAL checkpoints run in a thread of their own (database/dialects/sqlite/checkpointer.ts,
-// README "SQLite durability"): committed writes reach the database file itself shortly after the
+// docs/database-engines.md "SQLite durability"): committed writes reach the database file itself shortly after the
 // commit, without the committing request copying them. Observed from outside: a copy of the
 // database file alone, without its WAL, holds what the server wrote.
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // svc driver:query "<sql>" [--bindings=<json array>] [--connection=<name>]
 // Signs one statement with REST_DRIVER_SECRET and sends it to the running service at HOST:PORT
-// (README "Signed-request driver"), the same way an external tool would: the answer's JSON on
+// (docs/driver.md "Signed-request driver"), the same way an external tool would: the answer's JSON on
 // stdout; a refusal's message on stderr and exit 1.
 import { DRIVER_PREFIX } from '../../driver/driver-routes.js';
 import { signatureHeaders } from '../../driver/request-signature.js';

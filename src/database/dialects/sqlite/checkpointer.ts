@@ -1,7 +1,7 @@
 // WAL checkpoints in a background thread (checkpoint-worker.ts). By default SQLite checkpoints
 // in the connection that commits, once the WAL passes 1,000 pages: every few dozen writes, one
 // request pays for copying the pages into the database file and for its fsyncs. With the
-// thread, a commit only appends to the WAL (README "SQLite durability": the same guarantees).
+// thread, a commit only appends to the WAL (docs/database-engines.md "SQLite durability": the same guarantees).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteOptions } from './options.js';
 import { startWorkerThread } from './worker-thread.js';

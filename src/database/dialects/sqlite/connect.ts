@@ -1,4 +1,4 @@
-// Opens an embedded SQLite file with the pragmas svc relies on (README "SQLite durability").
+// Opens an embedded SQLite file with the pragmas svc relies on (docs/database-engines.md "SQLite durability").
 // Two connections: Kysely's, for writes, transactions and migrations, and a read-only one that
 // answers the cached reads of database/query-cache directly. WAL lets it read while a write
 // transaction is open on the other, and it only ever sees committed data.
