@@ -81,7 +81,9 @@ export async function authenticateBearer(
     scope: {
       userId: Number(identity.user.id),
       unitId: identity.unit.id,
-      tenantId: identity.unit.companyId,
+      // Tenant-bound entities are filtered by company only in isolation mode (SPEC.md 7).
+      tenantId: options.tenantIsolation ? identity.unit.companyId : null,
+      companyId: identity.unit.companyId,
     },
     user: identity.user,
     data: options.dataFor(identity.unit.connection),

@@ -5,6 +5,7 @@ import type { Db } from './db.js';
 import * as data0001 from './migrations/data/0001-import-templates.js';
 import * as data0002 from './migrations/data/0002-covering-indexes.js';
 import * as data0003 from './migrations/data/0003-sort-indexes-nulls-first.js';
+import * as data0004 from './migrations/data/0004-template-company.js';
 import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 
@@ -19,6 +20,7 @@ const SETS: Record<MigrationSet, Record<string, Migration>> = {
     '0001-import-templates': data0001,
     '0002-covering-indexes': data0002,
     '0003-sort-indexes-nulls-first': data0003,
+    '0004-template-company': data0004,
   },
 };
 

@@ -11,7 +11,13 @@ import type { Entity } from './entity.js';
 export interface Scope {
   readonly userId: number | null;
   readonly unitId: number | null;
+  /** The tenant whose rows alone a tenant-bound entity shows: set in isolation mode only. */
   readonly tenantId: number | null;
+  /**
+   * The caller's company in either mode: what a new tenant-bound row is stamped with, so rows
+   * written before isolation is turned on are their company's already.
+   */
+  readonly companyId?: number | null;
 }
 
 export const NO_SCOPE: Scope = Object.freeze({ userId: null, unitId: null, tenantId: null });
@@ -59,6 +65,7 @@ export function scopeConditions(entity: Entity, scope: Scope): ScopeConditions {
 export function scopeStamps(entity: Entity, scope: Scope): Record<string, number> {
   const stamps: Record<string, number> = {};
   if (entity.unitColumn && scope.unitId !== null) stamps[entity.unitColumn] = scope.unitId;
-  if (entity.tenantColumn && scope.tenantId !== null) stamps[entity.tenantColumn] = scope.tenantId;
+  const tenant = scope.tenantId ?? scope.companyId ?? null;
+  if (entity.tenantColumn && tenant !== null) stamps[entity.tenantColumn] = tenant;
   return stamps;
 }

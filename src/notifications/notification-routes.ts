@@ -48,7 +48,10 @@ export function registerNotificationRoutes(
           ? request.body
           : {};
       // The sender is the caller, whatever the body says.
-      const records = await sender.sendUntyped({ ...body, from: userIdOf(request) });
+      const records = await sender.sendUntyped(
+        { ...body, from: userIdOf(request) },
+        { tenantId: request.svc?.scope.tenantId ?? null },
+      );
       return reply.code(201).send({ data: records });
     },
   );

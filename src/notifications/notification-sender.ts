@@ -28,6 +28,28 @@ export interface SenderOptions {
 export interface SendOptions {
   /** The acting user, the sender unless the input names one. */
   readonly actingUserId?: number | null;
+  /**
+   * Isolation mode: the sender's company. Every recipient must be linked to a unit of it
+   * (DESIGN.md 3.6); otherwise the send is a 422 and nothing is stored.
+   */
+  readonly tenantId?: number | null;
+}
+
+/** The recipients not linked to any unit of company `tenantId`, in one statement. */
+async function outsideTenant(
+  db: Db,
+  recipients: readonly number[],
+  tenantId: number,
+): Promise<number[]> {
+  const inside = await db
+    .selectFrom('user_units')
+    .innerJoin('units', 'units.id', 'user_units.unit_id')
+    .select('user_units.user_id')
+    .where('user_units.user_id', 'in', [...recipients])
+    .where('units.company_id', '=', tenantId)
+    .execute();
+  const found = new Set(inside.map((row: Record<string, unknown>) => Number(row.user_id)));
+  return recipients.filter((id) => !found.has(id));
 }
 
 /** Unread notifications per recipient, in one grouped statement. */
@@ -65,6 +87,12 @@ export class NotificationSender {
     const { database } = this.options;
     const lookup = databaseLookup({ system: database.db, data: database.db });
     const prepared = await prepareNotification(input, options.actingUserId ?? null, lookup);
+    const tenantId = options.tenantId ?? null;
+    if (tenantId !== null && prepared.recipients.length > 0) {
+      // Another company's user is answered like an unknown one: their existence is not told.
+      const outside = await outsideTenant(database.db, prepared.recipients, tenantId);
+      if (outside.length > 0) throw errors.validation({ to: ['The selected to is invalid.'] });
+    }
     const { records, unread } = await this.store(prepared);
     await this.push(records, unread);
     return records;

@@ -181,6 +181,7 @@ describe('SPEC 4.4 create and update', () => {
     assert.deepEqual(Object.keys(stored as Row).sort(), [
       'active',
       'code',
+      'company_id',
       'created_at',
       'created_by',
       'csv_model_path',

@@ -56,7 +56,9 @@ export class SessionAuth {
       scope: {
         userId: Number(identity.user.id),
         unitId: identity.unit.id,
-        tenantId: identity.unit.companyId,
+        // Tenant-bound entities are filtered by company only in isolation mode (SPEC.md 7).
+        tenantId: this.options.tenantIsolation ? identity.unit.companyId : null,
+        companyId: identity.unit.companyId,
       },
       user: identity.user,
       data: this.options.dataFor(identity.unit.connection),

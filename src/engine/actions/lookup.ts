@@ -38,6 +38,9 @@ export async function lookup(
   const adapter = adapterFor(context, entity.storage);
   const columns = [...new Set([primaryKey, ...entity.titleColumns])];
   const where: Array<Expression<SqlBool>> = [...scopeConditions(entity, context.scope).where];
+  // Isolation mode: records tied to a tenant through other tables (users, by their units).
+  const { tenantId } = context.scope;
+  if (tenantId !== null && resource.lookupTenant) where.push(resource.lookupTenant(tenantId));
   const ids = idsOf(input.ids);
   if (ids !== null) {
     if (ids.length === 0) return [];

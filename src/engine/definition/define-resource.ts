@@ -1,6 +1,7 @@
 // defineResource(): checks a resource configuration against its entity at boot and compiles
 // what every request needs (STYLE.md example 4). A wrong name fails here with a clear message.
 
+import type { Expression, SqlBool } from 'kysely';
 import type { BelongsTo, HasMany } from '../../model/entity.js';
 import { type Entity, entityNamed } from '../../model/entity.js';
 import { compileProjection, type Projector, projectionRoots } from '../output/projection.js';
@@ -50,6 +51,8 @@ export interface Resource {
   readonly authorize:
     | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
     | null;
+  /** ResourceConfig.lookupTenant, or null. */
+  readonly lookupTenant: ((tenantId: number) => Expression<SqlBool>) | null;
   /** Adds a transformer after set-up (SPEC.md 2.1 `transformers`). */
   addTransformer(field: string, transformer: Transformer): void;
 }
@@ -178,6 +181,7 @@ export function defineResource(config: ResourceConfig): Resource {
     singularLabel: config.singularLabel ?? null,
     labels: { ...entity.labels, ...(config.labels ?? {}) },
     authorize: config.authorize ?? null,
+    lookupTenant: config.lookupTenant ?? null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);
     },
