@@ -180,6 +180,19 @@ describe('SPEC 2.1 resource configuration checked at boot', () => {
     );
   });
 
+  it('fails for admin listColumns naming a key a list item does not carry', () => {
+    refuses(
+      { listColumns: ['title', 'owner'] },
+      'listColumns names "owner", which a list item does not carry',
+    );
+    // With a projection, only its keys: `code` is a column, but not in this list.
+    refuses(
+      { indexFields: ['title'], listColumns: ['code'] },
+      'listColumns names "code", which a list item does not carry',
+    );
+    defineResource({ model: fxTemplate, indexFields: ['title'], listColumns: ['id', 'title'] });
+  });
+
   it('fails for a primaryKey that is not a column', () => {
     refuses({ primaryKey: 'uuid' }, 'primaryKey "uuid" is not a column');
   });

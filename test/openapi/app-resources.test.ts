@@ -92,7 +92,7 @@ describe('GET /app/resources and the lookups', () => {
     const columns = list.columns as Meta[];
     assert.deepEqual(
       columns.filter((c) => c.sortable).map((c) => c.name),
-      ['title', 'code', 'created_at', 'updated_at'],
+      ['title', 'code', 'updated_at', 'created_at'],
     );
     for (const count of ['groups_count', 'users_count', 'logs_count'])
       assert.equal(columns.find((c) => c.name === count)?.type, 'integer');
@@ -101,25 +101,46 @@ describe('GET /app/resources and the lookups', () => {
       resource: 'users',
       lookup: '/app/lookups/users',
     });
-    // Shown by default: not long text, not created_by (creator names it), not detail arrays.
+    // Shown by default, in this order: the resource's listColumns.
     assert.deepEqual(
       columns.filter((c) => c.visible).map((c) => c.name),
       [
-        'id',
         'title',
         'code',
         'database_name',
-        'csv_model_path',
-        'import_mode',
         'active',
-        'created_at',
-        'updated_at',
         'creator',
         'groups_count',
         'users_count',
         'logs_count',
+        'updated_at',
       ],
     );
+    // Without listColumns: every key but long text, a foreign key whose record is loaded (a
+    // unit's company_id beside company) and detail arrays (a user's units and groups).
+    const visible = (name: string) =>
+      named(name)
+        .list.columns.filter((c: Meta) => c.visible)
+        .map((c: Meta) => c.name);
+    assert.deepEqual(visible('units'), [
+      'id',
+      'name',
+      'connection',
+      'active',
+      'created_at',
+      'updated_at',
+      'company',
+    ]);
+    assert.deepEqual(visible('users'), [
+      'id',
+      'login',
+      'name',
+      'email',
+      'admin',
+      'active',
+      'created_at',
+      'updated_at',
+    ]);
     assert.deepEqual(
       (list.filters as Meta[]).map((f) => [f.name, f.label, f.input, f.default_operator]),
       [

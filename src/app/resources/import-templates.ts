@@ -1,4 +1,4 @@
-// /api/import-templates: SPEC.md 2.3's configuration.
+// /api/import-templates: SPEC.md 2.3's configuration, and the columns its admin list shows.
 import { defineResource } from '../../engine/definition/define-resource.js';
 import { importTemplate } from '../entities/import-template.js';
 
@@ -10,4 +10,15 @@ export const importTemplates = defineResource({
   withCount: ['groups', 'users', 'logs'],
   details: ['groups', 'users'],
   defaultOrder: 'title asc',
+  listColumns: [
+    'title',
+    'code',
+    'database_name',
+    'active',
+    'creator',
+    'groups_count',
+    'users_count',
+    'logs_count',
+    'updated_at',
+  ],
 });

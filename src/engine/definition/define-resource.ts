@@ -4,7 +4,12 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { BelongsTo, HasMany } from '../../model/entity.js';
 import { type Entity, entityNamed } from '../../model/entity.js';
-import { compileProjection, type Projector, projectionRoots } from '../output/projection.js';
+import {
+  compileProjection,
+  type Projector,
+  projectionPicks,
+  projectionRoots,
+} from '../output/projection.js';
 import {
   type Action,
   type AuthorizationRequest,
@@ -51,6 +56,8 @@ export interface Resource {
   readonly authorize:
     | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
     | null;
+  /** ResourceConfig.listColumns, or null. */
+  readonly listColumns: readonly string[] | null;
   /** ResourceConfig.lookupTenant, or null. */
   readonly lookupTenant: ((tenantId: number) => Expression<SqlBool>) | null;
   /** Adds a transformer after set-up (SPEC.md 2.1 `transformers`). */
@@ -150,6 +157,14 @@ export function defineResource(config: ResourceConfig): Resource {
   for (const root of [...projectionRoots(indexFields), ...projectionRoots(showFields)]) {
     if (!known.has(root)) fail(`a projection names "${root}", which the record does not carry`);
   }
+  // The admin list's columns: keys the list answers (its projection's, or the full record's).
+  const listKeys = new Set(
+    indexFields.length > 0
+      ? projectionPicks(indexFields, primaryKey, hidden).map((p) => p.key)
+      : [...known].filter((key) => !hidden.has(key) && !entity.hidden.has(key)),
+  );
+  for (const key of config.listColumns ?? [])
+    if (!listKeys.has(key)) fail(`listColumns names "${key}", which a list item does not carry`);
   const transformers = new Map<string, Transformer>(
     Object.entries(config.transformers ?? DEFAULTS.transformers),
   );
@@ -182,6 +197,7 @@ export function defineResource(config: ResourceConfig): Resource {
     labels: { ...entity.labels, ...(config.labels ?? {}) },
     authorize: config.authorize ?? null,
     lookupTenant: config.lookupTenant ?? null,
+    listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);
     },

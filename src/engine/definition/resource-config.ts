@@ -47,6 +47,12 @@ export interface ResourceConfig {
   /** Field labels for this resource, over the entity's own (`labels`) and the default. */
   readonly labels?: Readonly<Record<string, string>>;
   /**
+   * The admin list's columns shown by default, in order (keys of a list item). A presentation
+   * setting: no API answer changes. Default: every key but long text, foreign keys whose record
+   * the list loads, and detail arrays.
+   */
+  readonly listColumns?: readonly string[];
+  /**
    * Lookups (GET /app/lookups/<resource>, open to every session user) of records that belong to
    * a tenant without a tenant column (users, through their units): the condition that keeps
    * them to the caller's, or null for none. Called only in isolation mode (scope.tenantId set).

@@ -81,7 +81,8 @@ export interface ColumnMeta {
   /**
    * Shown in the table by default: false for long text (no length bound, JSON), for a foreign
    * key whose record the list also loads (its column names it), and for detail arrays (their
-   * counts are columns). An explicit indexFields shows every column it lists.
+   * counts are columns). An explicit indexFields shows every column it lists; a resource's
+   * listColumns setting chooses them (and their order: they come first).
    */
   readonly visible: boolean;
 }

@@ -134,6 +134,12 @@ function columnType(value: OutputValue): FieldType {
   }
 }
 
+/** Where `name` stands in `order` (unlisted names last, in their own order: sort is stable). */
+function rank(order: readonly string[], name: string): number {
+  const at = order.indexOf(name);
+  return at === -1 ? order.length : at;
+}
+
 /** The keys of a loaded belongs-to record that name it (the target's title columns it carries). */
 function displayKeys(value: Extract<OutputValue, { kind: 'belongsTo' }>): string[] {
   const carried = new Set(value.fields.map((f) => f.name));
@@ -192,6 +198,7 @@ export async function resourceMetadata(
         output.flatMap((f) => (f.value.kind === 'belongsTo' ? [f.value.relation.foreignKey] : [])),
       );
       const full = resource.indexFields.length === 0;
+      const chosen = resource.listColumns;
       const columns: ColumnMeta[] = output.map((f) => {
         const type = columnType(f.value);
         const field = byName.get(f.key);
@@ -203,9 +210,13 @@ export async function resourceMetadata(
           sortable: resource.sortable.has(f.key),
           display: f.value.kind === 'belongsTo' ? displayKeys(f.value) : null,
           reference: field?.reference ?? null,
-          visible: type !== 'array' && !(full && (long || named.has(f.key))),
+          visible: chosen
+            ? chosen.includes(f.key)
+            : type !== 'array' && !(full && (long || named.has(f.key))),
         };
       });
+      // Chosen columns come in the order the resource lists them, the others after.
+      if (chosen) columns.sort((a, b) => rank(chosen, a.name) - rank(chosen, b.name));
       const labels = resourceLabels(route);
       const perPage = resource.perPage;
       return {
