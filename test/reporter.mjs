@@ -13,7 +13,12 @@ const isFile = (data) => data.nesting === 0 && data.file !== undefined && data.n
 
 function errorText(error) {
   const cause = error?.cause ?? error;
-  const message = cause?.message ?? String(cause);
+  // An assertion whose message is empty still says what it compared.
+  const message =
+    cause?.message ||
+    (cause && 'actual' in cause
+      ? `${cause.code ?? 'assertion'}: expected ${JSON.stringify(cause.expected)}, got ${JSON.stringify(cause.actual)}`
+      : String(cause));
   return message
     .split('\n')
     .slice(0, 30)

@@ -50,7 +50,9 @@ describe('svc serve start-up', { concurrency: true }, () => {
 
   it('prints the generated admin password on a line of its own on stderr, in no log record, and it signs in', async () => {
     const serve = keep(await ServeProcess.start([], {}, { unset: ['ADMIN_PASSWORD'] }));
-    await serve.waitForOutput(/generated password/);
+    await serve.waitForOutput(
+      /generated password \(shown only this once\): \S+\nChange it with: .*\n/,
+    );
     const password = /generated password \(shown only this once\): (\S+)\n/.exec(serve.stderr)?.[1];
     assert.ok(password, serve.stderr);
     assert.match(serve.stderr, /Change it with: npx svc user:password admin/);
