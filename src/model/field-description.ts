@@ -16,9 +16,11 @@ export interface FieldDescription {
   readonly writable: boolean;
   /** Never serialised: write-only fields, hidden columns. */
   readonly writeOnly: boolean;
-  /** The `required` rule on create / on update. */
+  /** Must be sent on create / on update (`required` without `sometimes`). */
   readonly required: boolean;
   readonly requiredOnUpdate: boolean;
+  /** Null or blank accepted when sent on update (no `required`, even with `sometimes`). */
+  readonly blankOnUpdate: boolean;
   /** A stored value can be null (neither the key, a maintained timestamp, nor required). */
   readonly storedNullable: boolean;
   /** Length bounds of a string (`max:`/`min:` without `integer`/`numeric`/`array`). */
@@ -83,7 +85,8 @@ export function describeFields(
     const exists = checks.find((c) => c.name === 'exists');
     const choices = checks.find((c) => c.name === 'in');
     const writeOnly = name in entity.writeOnly;
-    const required = onCreate.get(name)?.required ?? false;
+    const mustSend = (rules: FieldRules | undefined) => !!rules?.required && !rules.sometimes;
+    const required = mustSend(onCreate.get(name));
     return {
       name,
       label: labels[name] ?? entity.labels[name] ?? labelOf(name),
@@ -91,7 +94,8 @@ export function describeFields(
       writable: entity.fillable.has(name) || writeOnly,
       writeOnly: writeOnly || entity.hidden.has(name),
       required,
-      requiredOnUpdate: onUpdate.get(name)?.required ?? false,
+      requiredOnUpdate: mustSend(onUpdate.get(name)),
+      blankOnUpdate: !onUpdate.get(name)?.required,
       storedNullable: !(name === entity.primaryKey || maintained.has(name) || required),
       maxLength: bound(rules, 'max', false),
       minLength: bound(rules, 'min', false),

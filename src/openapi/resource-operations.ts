@@ -74,7 +74,8 @@ function writeBody(resource: Resource, mode: 'create' | 'update'): Schema {
   for (const field of describeFields(resource.entity, resource.labels)) {
     if (!field.writable) continue;
     const isRequired = mode === 'create' ? field.required : field.requiredOnUpdate;
-    properties[field.name] = inputFieldSchema(field, !isRequired);
+    const blank = mode === 'create' ? !field.required : field.blankOnUpdate;
+    properties[field.name] = inputFieldSchema(field, blank);
     if (mode === 'create' && isRequired) required.push(field.name);
   }
   for (const [name, relation] of resource.details) {

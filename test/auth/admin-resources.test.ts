@@ -201,6 +201,28 @@ describe('users resource: password and login', () => {
     assert.equal(await verifyPassword('second password', second), true);
   });
 
+  it('refuses an empty or null password on update with 422 and keeps the stored hash', async () => {
+    const created = await server.post('/api/users', {
+      login: 'judith',
+      name: 'Judith',
+      password: 'first password',
+    });
+    const id = created.body.id;
+    const first = await storedHash(id);
+    for (const password of ['', null]) {
+      assertJson(await server.patch(`/api/users/${id}`, { password }), 422, {
+        message: 'The password field is required.',
+        errors: { password: ['The password field is required.'] },
+      });
+      assert.equal(await storedHash(id), first);
+    }
+    assertJson(await server.put(`/api/users/${id}`, { password: 'short' }), 422, {
+      message: 'The password field must be at least 8 characters.',
+      errors: { password: ['The password field must be at least 8 characters.'] },
+    });
+    assert.equal(await storedHash(id), first);
+  });
+
   it('ignores a password_hash sent in the payload: only password is written, hashed', async () => {
     const created = await server.post('/api/users', {
       login: 'oscar',

@@ -36,6 +36,7 @@ export const user = defineEntity({
     password:
       id === null
         ? ['required', 'string', 'min:8', 'max:200']
-        : ['nullable', 'string', 'min:8', 'max:200'],
+        : // On update: left out keeps it; sent, it must be a real one ("" and null are 422s).
+          ['sometimes', 'required', 'string', 'min:8', 'max:200'],
   }),
 });
