@@ -55,8 +55,9 @@ export async function startAdmin(env: Record<string, string> = {}): Promise<Admi
     locale: 'en-GB',
     timezoneId: 'Europe/Paris',
   });
-  // Generous: the browser files run beside every other test file of the suite.
-  context.setDefaultTimeout(10_000);
+  // Generous: on a loaded 2-core machine (CI, or other runs beside this one) a screen can take
+  // seconds to settle; a wait only lasts this long when something is really missing.
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(String(error)));
