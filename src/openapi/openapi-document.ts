@@ -76,12 +76,10 @@ export function openApiDocument(input: DocumentInput): Record<string, unknown> {
     if (generated.has(key)) continue;
     const lower = method.toLowerCase() as (typeof METHODS)[number];
     if (!METHODS.includes(lower)) continue;
-    const getKey = `GET ${url.replace(/(.)\/$/, '$1')}`;
-    const operation =
-      serviceEndpoints[`${method} ${url.replace(/(.)\/$/, '$1')}`] ??
-      (method === 'HEAD' && serviceEndpoints[getKey]
-        ? headOf(serviceEndpoints[getKey])
-        : undefined);
+    // service-endpoints.ts keys routes by their Fastify path; a HEAD one is its GET's.
+    const route = url.replace(/(.)\/$/, '$1');
+    const get = method === 'HEAD' ? serviceEndpoints[`GET ${route}`] : undefined;
+    const operation = serviceEndpoints[`${method} ${route}`] ?? (get ? headOf(get) : undefined);
     if (!operation) {
       missing.push(key);
       continue;

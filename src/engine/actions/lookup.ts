@@ -15,7 +15,7 @@ export const LOOKUP_LIMIT = 20;
 const MAX_SEARCH_LENGTH = 200;
 
 /** `Administrator (admin)`: the first title column, the others in parentheses. */
-function labelOf(row: Row, columns: readonly string[]): string {
+function recordLabel(row: Row, columns: readonly string[]): string {
   const [first, ...rest] = columns.map((c) => row[c]).filter((v) => v != null && v !== '');
   const others = rest.length > 0 ? ` (${rest.join(', ')})` : '';
   return `${String(first ?? '')}${others}`;
@@ -66,6 +66,6 @@ export async function lookup(
     .execute()) as Row[];
   return rows.map((row) => {
     const record = entity.serialize(row);
-    return { id: record[primaryKey] as number, label: labelOf(record, entity.titleColumns) };
+    return { id: record[primaryKey] as number, label: recordLabel(record, entity.titleColumns) };
   });
 }
