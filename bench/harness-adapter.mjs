@@ -6,7 +6,16 @@
 // prepare() builds svc's own database from the harness dataset: svc's migrations, then the
 // dataset's rows copied with their ids, plus company 1 / unit 1 / user 1 and a bearer token.
 // start() runs the compiled server on it. Env passed through to the server: SQLITE_SYNCHRONOUS,
-// SQLITE_CACHE_SIZE_KIB (svc's defaults NORMAL and 65536). SVC_PORT (3200) moves the port.
+// SQLITE_CACHE_SIZE_KIB (svc's defaults NORMAL and 65536), DB_POOL_SIZE and the other DB_*
+// settings. SVC_PORT (3200) moves the port.
+//
+// SVC_BENCH_ENGINE=postgres|mysql runs svc on that engine instead (issue 22): the SQLite database
+// built above is copied, same rows and ids, into svc_harness_<T>, made anew at every run on the
+// server at SVC_BENCH_POSTGRES_URL / SVC_BENCH_MYSQL_URL (default: this machine's servers), by
+// bench/copy-dataset.mjs, the copy `npm run bench -- --engine` uses. The adapter is then named
+// svc-postgres / svc-mysql, so one harness run can measure it beside ceiling-pg:
+//   SVC_BENCH_ENGINE=postgres node ../shared/bench/run-all.mjs \
+//     --servers ceiling-pg,$PWD/bench/harness-adapter.mjs --max-other-cpu 400
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,6 +29,15 @@ const Database = require('better-sqlite3');
 
 const PORT = Number(process.env.SVC_PORT || 3200);
 const WORK_DIR = '/tmp/svc-bench';
+const ENGINE = process.env.SVC_BENCH_ENGINE || 'sqlite';
+const SERVER_URL = {
+  postgres: process.env.SVC_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  mysql: process.env.SVC_BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
+}[ENGINE];
+if (ENGINE !== 'sqlite' && !SERVER_URL)
+  throw new Error(`SVC_BENCH_ENGINE must be sqlite, postgres or mysql, not "${ENGINE}"`);
+/** The server's DATABASE_URL on PostgreSQL / MariaDB (set by prepare), and the server's version. */
+let serverDatabase = null;
 const ABILITIES = ['import-templates.read', 'import-templates.write'];
 const L2_FILTERS = encodeURIComponent(
   JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }),
@@ -102,15 +120,19 @@ let token = process.env.SVC_TOKEN || null;
 // svc's list items also embed the detail arrays; the ceiling's do not, so the probes drop them.
 const listItem = ({ groups, users, ...rest }) => rest;
 
+const DRIVER = { sqlite: 'better-sqlite3', postgres: 'pg', mysql: 'mysql2' }[ENGINE];
+
 export default {
-  name: 'svc',
-  label: 'svc (Fastify 5 + Kysely + better-sqlite3)',
+  name: ENGINE === 'sqlite' ? 'svc' : `svc-${ENGINE}`,
+  label: `svc (Fastify 5 + Kysely + ${DRIVER})`,
   baseUrl: `http://127.0.0.1:${PORT}`,
   get token() {
     return token;
   },
   version() {
     const v = (p) => JSON.parse(fs.readFileSync(path.join(ROOT, p, 'package.json'))).version;
+    if (ENGINE !== 'sqlite')
+      return `svc ${v('.')}, fastify ${v('node_modules/fastify')}, kysely ${v('node_modules/kysely')}, ${DRIVER} ${v(`node_modules/${DRIVER}`)}, DB_POOL_SIZE ${process.env.DB_POOL_SIZE || '10 (default)'}`;
     const mem = new Database(':memory:');
     const sqlite = mem.prepare('SELECT sqlite_version()').pluck().get();
     mem.close();
@@ -122,7 +144,19 @@ export default {
   async prepare({ dataset, T }) {
     const out = path.join(WORK_DIR, `harness-${T}.sqlite`);
     token = await buildSvcDatabase(dataset, out);
-    return out;
+    if (ENGINE !== 'sqlite') {
+      const { copyDataset } = await import('./copy-dataset.mjs');
+      const copied = await copyDataset({
+        engine: ENGINE,
+        serverUrl: SERVER_URL,
+        name: `svc_harness_${T}`,
+        seedFile: out,
+        log: (line) => console.log(`svc-${ENGINE}: ${line}`),
+      });
+      serverDatabase = copied.url;
+      console.log(`svc-${ENGINE}: ${copied.version}`);
+    }
+    return out; // the harness copies this file; on PostgreSQL / MariaDB the server does not read it
   },
   start: ({ dbFile }) => ({
     cmd: process.execPath,
@@ -131,7 +165,7 @@ export default {
     env: {
       HOST: '127.0.0.1',
       PORT: String(PORT),
-      DATABASE_URL: `sqlite:${dbFile}`,
+      DATABASE_URL: serverDatabase ?? `sqlite:${dbFile}`,
       DATA_DIR: path.join(WORK_DIR, 'data'),
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
