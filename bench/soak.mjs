@@ -18,6 +18,7 @@
 //                   [--seed N] [--database-url URL] [--from-source]
 // PostgreSQL and MariaDB: a database svc_soak_<pid> is made on SOAK_POSTGRES_URL / SOAK_MYSQL_URL
 // (default the local servers) and dropped at the end; --database-url uses that one as it is.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -364,6 +365,11 @@ try {
   const report = {
     command: `node bench/soak.mjs ${argv.join(' ')}`.trim(),
     engine: ENGINE,
+    commit:
+      spawnSync('git', ['rev-parse', '--short', 'HEAD'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).stdout?.trim() || null,
     started_at: new Date(measureStarted).toISOString(),
     node: process.version,
     cpus: os.cpus().length,

@@ -28,12 +28,14 @@ export function normalize(answer) {
   return t;
 }
 
-/** Differences between `expected` and `actual` (both normalized), as readable lines. */
-export function differences(expected, actual) {
+/** Differences between `expected` and `actual` (both normalized), as readable lines; with
+ * `rows` false the master fields only. */
+export function differences(expected, actual, rows = true) {
   const out = [];
   for (const f of MASTER_FIELDS)
     if (expected[f] !== actual[f])
       out.push(`${f}: expected ${JSON.stringify(expected[f])}, got ${JSON.stringify(actual[f])}`);
+  if (!rows) return out;
   for (const rel of Object.keys(RELATIONS)) {
     const e = JSON.stringify(expected[rel]);
     const a = JSON.stringify(actual[rel]);

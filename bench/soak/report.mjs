@@ -6,7 +6,7 @@ export function printReport(r) {
       .map(([status, n]) => `${status}: ${n}`)
       .join(', ');
   console.log(
-    `\nsvc soak on ${r.engine}: ${r.measured_s} s measured after ${r.settings.warmup_s} s warm-up, ` +
+    `\nsvc soak on ${r.engine} (commit ${r.commit}): ${r.measured_s} s measured after ${r.settings.warmup_s} s warm-up, ` +
       `${r.settings.connections} connections, about ${r.settings.templates} templates, ` +
       `${r.cpus} CPUs, load ${r.load_average_1m}, ${r.node}\n`,
   );
