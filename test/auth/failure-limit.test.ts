@@ -109,6 +109,18 @@ describe('bearer mode: per-IP failure limit', () => {
     assert429(await s.get(LIST, { headers: bearer(token) }));
   });
 
+  it('20 failures sent at once from one IP are each answered 401 and all counted: the IP is blocked', async () => {
+    // Found by the soak (npm run soak) on PostgreSQL: the counter was read, then written, so
+    // concurrent failures lost increments, and two first failures raced to insert the IP's row
+    // (422 "The ip has already been taken." instead of the 401).
+    const { server: s, token } = await start();
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () => s.get(LIST, { headers: bearer('svc_api_short') })),
+    );
+    for (const reply of replies) assertBearer401(reply, 'Invalid token.');
+    assert429(await s.get(LIST, { headers: bearer(token) }));
+  });
+
   it('does not block after 19 failures, and a success does not reset the count', async () => {
     const { server: s, token } = await start();
     await fail(s, 19);

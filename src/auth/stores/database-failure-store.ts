@@ -1,4 +1,5 @@
 // Failure counters in the auth_failures table: one row per IP holding the current window.
+import { sql } from 'kysely';
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import { toMillis } from '../../model/casts.js';
@@ -30,28 +31,32 @@ export function databaseFailureStore(database: Database): FailureStore {
       );
       return failureWindow(row?.failures, row?.window_started_at);
     },
+    // One atomic statement per failure: concurrent failures from one IP each count (a read
+    // then a write lost increments on PostgreSQL and MariaDB, and two first failures raced to
+    // insert the row: a 422 "ip has already been taken" instead of the 401).
     async record(ip, now, windowMs) {
-      await database.transaction(async (trx) => {
-        const row = await trx
-          .selectFrom('auth_failures')
-          .select(['failures', 'window_started_at'])
+      const started = adapter.toTimestamp(new Date(now));
+      const ended = sql<boolean>`window_started_at <= ${adapter.toTimestamp(new Date(now - windowMs))}`;
+      const count = () =>
+        db
+          .updateTable('auth_failures')
+          .set({
+            failures: sql`case when ${ended} then 1 else failures + 1 end`,
+            window_started_at: sql`case when ${ended} then ${started} else window_started_at end`,
+          })
           .where('ip', '=', ip)
           .executeTakeFirst();
-        const fresh = { failures: 1, window_started_at: adapter.toTimestamp(new Date(now)) };
-        if (!row)
-          await trx
-            .insertInto('auth_failures')
-            .values({ ip, ...fresh })
-            .execute();
-        else if (now >= (toMillis(row.window_started_at) ?? 0) + windowMs)
-          await trx.updateTable('auth_failures').set(fresh).where('ip', '=', ip).execute();
-        else
-          await trx
-            .updateTable('auth_failures')
-            .set({ failures: Number(row.failures) + 1 })
-            .where('ip', '=', ip)
-            .execute();
-      });
+      if (Number((await count()).numUpdatedRows) > 0) return;
+      try {
+        await db
+          .insertInto('auth_failures')
+          .values({ ip, failures: 1, window_started_at: started })
+          .execute();
+      } catch (error) {
+        // Another request's first failure from this IP inserted the row meanwhile: count on it.
+        if (adapter.translateError(error)?.kind !== 'unique') throw error;
+        await count();
+      }
     },
   };
 }
