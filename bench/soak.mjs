@@ -25,7 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Listeners } from './soak/listeners.mjs';
 import { differences, generators, Model, normalize } from './soak/model.mjs';
-import { Recorder, send } from './soak/recorder.mjs';
+import { cookieOf, Recorder, send } from './soak/recorder.mjs';
 import { printReport } from './soak/report.mjs';
 import { createDatabase, directCounts, startServer } from './soak/server.mjs';
 import { operations } from './soak/workload.mjs';
@@ -108,8 +108,8 @@ try {
   const base = server.base;
 
   // ---- set-up through the API: groups, users who log in, a bearer token ----------------------
-  const signIn = async (login, password, type = 'setup') => {
-    const reply = await send(recorder, type, base, {
+  const signIn = async (login, password) => {
+    const reply = await send(recorder, 'setup', base, {
       method: 'POST',
       path: '/app/login',
       body: { login, password },
@@ -118,10 +118,7 @@ try {
     return {
       userId: Number(reply.body.user.id),
       unitId: Number(reply.body.unit.id),
-      cookie: reply.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; '),
+      cookie: cookieOf(reply.headers),
       csrf: reply.body.csrf_token,
     };
   };
@@ -322,6 +319,9 @@ try {
     middle: rssAt(half),
     end: rssAt(measuredSeconds),
     max: Math.max(...rssSamples.map((s) => s.rss)),
+    every_minute: Array.from({ length: Math.floor(measuredSeconds / 60) }, (_, i) =>
+      rssAt(60 * (i + 1)),
+    ),
     margin_percent: RSS_MARGIN,
     note: 'MiB, median of the 1 s samples of the 10 s up to the point; start = first 10 s after warm-up',
   };

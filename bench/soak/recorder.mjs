@@ -98,3 +98,10 @@ export async function send(recorder, name, base, { method = 'GET', path, headers
   recorder.answer(name, response.status, ms, expect, `${method} ${path.slice(0, 300)} -> ${text.slice(0, 1000)}`);
   return { status: response.status, body: parsed, headers: response.headers };
 }
+
+/** The Cookie header a browser would send back after `headers` (a login's answer). */
+export const cookieOf = (headers) =>
+  headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');

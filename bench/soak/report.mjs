@@ -24,7 +24,8 @@ export function printReport(r) {
   const m = r.rss_mib;
   console.log(
     `server RSS (MiB): start ${m.start}, middle ${m.middle}, end ${m.end}, max ${m.max} ` +
-      `(end within ${m.margin_percent} % of middle: ${m.ok ? 'yes' : 'NO'})`,
+      `(end within ${m.margin_percent} % of middle: ${m.ok ? 'yes' : 'NO'})` +
+      (m.every_minute.length > 0 ? `; minute by minute: ${m.every_minute.join(', ')}` : ''),
   );
   if (r.event_loop_ms)
     console.log(`server event-loop delay (ms, measured part): p50 ${r.event_loop_ms.p50}, p99 ${r.event_loop_ms.p99}, max ${r.event_loop_ms.max}`);

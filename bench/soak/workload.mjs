@@ -3,7 +3,7 @@
 // templates near --templates, so the database (and its page cache) stays the same size and RSS
 // can be compared across the run.
 import { differences, normalize, RELATIONS, satisfies } from './model.mjs';
-import { send } from './recorder.mjs';
+import { cookieOf, send } from './recorder.mjs';
 
 const WEIGHTS = {
   list: 26,
@@ -202,7 +202,7 @@ export function operations(ctx) {
       });
       if (reply?.status !== 200) return;
       const session = {
-        cookie: reply.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '),
+        cookie: cookieOf(reply.headers),
         csrf: reply.body.csrf_token,
       };
       await send(recorder, 'session', base, { path: '/app/session', headers: { cookie: session.cookie } });
