@@ -45,9 +45,11 @@ export interface DialectAdapter {
   jsonObject(fields: Readonly<Record<string, Expression<unknown>>>): RawBuilder<unknown>;
   /**
    * A child table's rows as one column of the parent's select: `columns` of the rows matching
-   * `where`, in `orderBy` order, as JSON text of an array of arrays (read it with
-   * eager-load.embeddedRowsReader). Where the engine has it (SQLite), a has-many relation in the
-   * parent's database costs no statement of its own; elsewhere it is one batched `where in`.
+   * `where`, in `orderBy` order, as JSON (text or parsed) of an array of arrays whose values
+   * `childValue` turns back into what a plain select of the column gives (read it with
+   * eager-load.embeddedRowsReader). Where the engine has it (SQLite, PostgreSQL), a has-many
+   * relation in the parent's database costs no statement of its own; elsewhere it is one
+   * batched `where in`.
    */
   childRows?(
     table: string,
@@ -55,6 +57,16 @@ export interface DialectAdapter {
     where: ReadonlyArray<Expression<SqlBool>>,
     orderBy: string,
   ): RawBuilder<unknown>;
+  /** One value of a childRows row -> the value a plain select of its column gives. */
+  childValue?(value: unknown): unknown;
+  /**
+   * True when childRows in the statement that locks the parent row (lockForUpdate) see the
+   * children as they are once the lock is held, so a write reads its stored detail rows with its
+   * master row. SQLite: one writer, yes. PostgreSQL (READ COMMITTED): a statement that waited for
+   * the lock re-reads the locked row, but its sub-queries keep the snapshot taken before the
+   * wait, missing what the write it waited for committed: the rows come by a statement after it.
+   */
+  readonly childRowsUnderLock: boolean;
   /**
    * True when the engine sorts NULL below every value (SQLite, MySQL). Otherwise sorting says
    * NULLS FIRST / NULLS LAST, so every engine gives the same order.

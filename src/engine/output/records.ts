@@ -185,7 +185,7 @@ export async function assembleRecords(
     joined.has(r) ? belongsToReader(r, joinedColumn(name, '')) : null,
   );
   const embeddedReaders = resource.hasMany.map(([, r]) =>
-    embedded.has(r) ? embeddedRowsReader(r) : null,
+    embedded.has(r) ? embeddedRowsReader(r, adapter) : null,
   );
   // A count of a loaded relation is its list's length: the field the list is under.
   const counts = resource.counts.map(
@@ -288,6 +288,11 @@ export async function findStoredRow(
 }
 
 /** The stored rows of detail relation `name` that `findStoredRow` read with the master row. */
-export function storedDetailRows(row: Row, name: string, relation: HasMany): Row[] {
-  return embeddedStoredRows(relation)(row[embeddedColumn(name)]);
+export function storedDetailRows(
+  row: Row,
+  name: string,
+  relation: HasMany,
+  adapter: DialectAdapter,
+): Row[] {
+  return embeddedStoredRows(relation, adapter)(row[embeddedColumn(name)]);
 }

@@ -2,7 +2,8 @@
 // its payload touches, within the caller's scope (a unit-bound detail row of another unit is
 // neither this write's to change nor to delete). They decide which payload ids belong to this
 // master and what a partial row update merges with. On an engine with DialectAdapter.childRows
-// the detail rows come with the master row in one statement; otherwise one more per relation.
+// the detail rows come with the master row in one statement (childRowsUnderLock), or all in a
+// second one after the lock; otherwise one more per relation.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
@@ -35,14 +36,12 @@ export async function loadStoredRecord(
   const carried = details
     .filter(({ relation }) => embedded.has(relation))
     .map(({ name, relation }) => [name, relation] as const);
-  const row = await findStoredRow(
-    connections[entity.storage],
-    resource,
-    scope,
-    key,
-    adapter,
-    carried,
-  );
+  const db = connections[entity.storage];
+  const underLock = adapter.childRowsUnderLock || carried.length === 0;
+  let row = await findStoredRow(db, resource, scope, key, adapter, underLock ? carried : []);
+  // Where the locking statement's sub-queries may not see the rows as of the lock, the detail
+  // rows come by one more statement, run once the lock is held (taking it again costs nothing).
+  if (row && !underLock) row = await findStoredRow(db, resource, scope, key, adapter, carried);
   if (!row) return null;
   const existing: Row = {};
   for (const column of entity.columns) existing[column] = row[column];
@@ -51,7 +50,7 @@ export async function loadStoredRecord(
   for (const { name, relation } of details) {
     const pk = relation.target().primaryKey;
     const rows = embedded.has(relation)
-      ? storedDetailRows(row, name, relation)
+      ? storedDetailRows(row, name, relation, adapter)
       : await readStoredRows(connections, relation, scope, masterKey);
     stored.set(relation, new Map(rows.map((detail) => [Number(detail[pk]), detail])));
   }

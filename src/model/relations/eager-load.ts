@@ -172,38 +172,47 @@ export function embeddedRows(
   );
 }
 
-const storedReaders = new WeakMap<HasMany, (json: unknown) => Row[]>();
+type RowsReader = (json: unknown) => Row[];
 
-/** `embeddedRows`' JSON text -> the children's rows as stored (as a select reads them), in key order. */
-export function embeddedStoredRows(relation: HasMany): (json: unknown) => Row[] {
-  let read = storedReaders.get(relation);
-  if (!read) {
-    // A BLOB came as {"blob": <hex>}; no other value of a row is an object.
-    const value = (v: unknown) =>
-      typeof v === 'object' && v !== null ? Buffer.from((v as { blob: string }).blob, 'hex') : v;
+/** A reader per engine (its childValue) and relation, compiled once. */
+function readerOf(
+  cache: WeakMap<DialectAdapter, WeakMap<HasMany, RowsReader>>,
+  adapter: DialectAdapter,
+  relation: HasMany,
+  make: () => RowsReader,
+): RowsReader {
+  let byRelation = cache.get(adapter);
+  if (!byRelation) cache.set(adapter, (byRelation = new WeakMap()));
+  let read = byRelation.get(relation);
+  if (!read) byRelation.set(relation, (read = make()));
+  return read;
+}
+
+const storedReaders = new WeakMap<DialectAdapter, WeakMap<HasMany, RowsReader>>();
+
+/** `embeddedRows`' JSON -> the children's rows as stored (as a select reads them), in key order. */
+export function embeddedStoredRows(relation: HasMany, adapter: DialectAdapter): RowsReader {
+  return readerOf(storedReaders, adapter, relation, () => {
+    const value = adapter.childValue ?? ((v: unknown) => v);
     const row = compileObjectLiteral<unknown[], Row>(
       relation.target().columns,
       (i) => `helpers(source[${i}])`,
       value,
     );
-    read = (json) => (JSON.parse(String(json)) as unknown[][]).map(row);
-    storedReaders.set(relation, read);
-  }
-  return read;
+    // JSON text (SQLite), or already parsed by the driver (pg reads a json column itself).
+    return (json) => ((typeof json === 'string' ? JSON.parse(json) : json) as unknown[][]).map(row);
+  });
 }
 
-const embeddedReaders = new WeakMap<HasMany, (json: unknown) => Row[]>();
+const embeddedReaders = new WeakMap<DialectAdapter, WeakMap<HasMany, RowsReader>>();
 
-/** `embeddedRows`' JSON text -> the children's serialised records, in key order. */
-export function embeddedRowsReader(relation: HasMany): (json: unknown) => Row[] {
-  let read = embeddedReaders.get(relation);
-  if (!read) {
+/** `embeddedRows`' JSON -> the children's serialised records, in key order. */
+export function embeddedRowsReader(relation: HasMany, adapter: DialectAdapter): RowsReader {
+  return readerOf(embeddedReaders, adapter, relation, () => {
     const target = relation.target();
-    const stored = embeddedStoredRows(relation);
-    read = (json) => stored(json).map((row) => target.serialize(row));
-    embeddedReaders.set(relation, read);
-  }
-  return read;
+    const stored = embeddedStoredRows(relation, adapter);
+    return (json) => stored(json).map((row) => target.serialize(row));
+  });
 }
 
 /**

@@ -51,6 +51,7 @@ export const mysqlAdapter: DialectAdapter = {
     return sql`json_object(${sql.join(pairs)})`;
   },
   nullsSortLow: true,
+  childRowsUnderLock: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {

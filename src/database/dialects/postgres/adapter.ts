@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { insertRows } from '../../write-statements.js';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { typeParser } from './type-parsers.js';
 
 /** SQLSTATE classes that mean "the server cannot be reached or is going away". */
 const UNAVAILABLE = /^(08|53|57P0[1-3])/;
@@ -23,6 +24,8 @@ const CANCELLED = new Set(['57014', '55P03']);
 /** A value the column's type cannot hold: a word for a number (22P02), a bad date or time
  * (22007, 22008), a number out of range (22003), a NUL character in text (22021). */
 const INVALID_VALUE = new Set(['22P02', '22007', '22008', '22003', '22021']);
+/** Types whose values to_json writes as JSON that reads back as pg's parser reads their text. */
+const JSON_EXACT = sql.lit('{int2,int4,int8,bool,text,varchar}');
 
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
@@ -44,6 +47,21 @@ export const postgresAdapter: DialectAdapter = {
     );
     return sql`json_build_object(${sql.join(pairs)})`;
   },
+  childRows(table, columns, where, orderBy) {
+    // Integers, booleans and text are exact in JSON; any other value travels as [type oid, its
+    // output text] (what a select sends: format's %s, where ::text would trim a char(n)), parsed
+    // back by pg's parser for that type (childValue), so numeric stays a string, timestamps Date
+    // objects, bytea bytes, json its parsed value.
+    const values = columns.map((c) => {
+      const value = sql.ref(`${table}.${c}`);
+      return sql`case when ${value} is null or pg_typeof(${value}) = any(${JSON_EXACT}::regtype[]) then to_json(${value}) else json_build_array(pg_typeof(${value})::oid::int, format('%s', ${value})) end`;
+    });
+    const order = sql.ref(`${table}.${orderBy}`);
+    return sql`(select coalesce(json_agg(json_build_array(${sql.join(values)}) order by ${order}), '[]') from ${sql.table(table)} where ${sql.join(where, sql` and `)})`;
+  },
+  childValue: (value) =>
+    Array.isArray(value) ? typeParser(value[0] as number)(value[1] as string) : value,
+  childRowsUnderLock: false,
   nullsSortLow: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   toTimestamp: (date) => date,

@@ -8,9 +8,7 @@ import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
-
-const INT8 = 20;
-const parseInt8 = (value: string): number => Number(value);
+import { typeParser } from './type-parsers.js';
 
 export function connectPostgres(url: string, options: PoolOptions): Database {
   const pool = new pg.Pool({
@@ -20,12 +18,7 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
     statement_timeout: options.statementTimeoutMs,
     // Idle connections are closed after 30 s, so a quiet instance holds none for long.
     idleTimeoutMillis: 30_000,
-    types: {
-      getTypeParser: ((oid: number, format?: string) =>
-        oid === INT8
-          ? parseInt8
-          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-    },
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
     options: '-c TimeZone=UTC',
   });
   // An idle client whose server went away emits 'error' on the pool; without a listener that

@@ -34,6 +34,12 @@ export const sqliteAdapter: DialectAdapter = {
     const rows = sql`select ${sql.join(columns.map((c) => sql.ref(`${table}.${c}`)))} from ${sql.table(table)} where ${sql.join(where, sql` and `)} order by ${sql.ref(`${table}.${orderBy}`)}`;
     return sql`(select json_group_array(json_array(${sql.join(values)})) from (${rows}))`;
   },
+  // A BLOB came as {"blob": <hex>}; no other value of a row is an object.
+  childValue: (value) =>
+    typeof value === 'object' && value !== null
+      ? Buffer.from((value as { blob: string }).blob, 'hex')
+      : value,
+  childRowsUnderLock: true,
   nullsSortLow: true,
   // One writer at a time already: a write transaction holds the only write connection.
   lockForUpdate: (query) => query,
