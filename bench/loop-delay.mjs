@@ -4,10 +4,14 @@
 // maxDetailRows (1,000) group and user rows each. Then CONCURRENCY clients list them at
 // per_page=200 for DURATION seconds while /health is asked every 50 ms. Reports the /health
 // latency, the server's event-loop delay (p99, max: monitorEventLoopDelay, bench/loop-monitor.mjs)
-// and its RSS, idle and under the load, as JSON.
+// and its RSS, idle and under the load, as JSON. A /health request is sent every 50 ms whether
+// or not the previous one was answered, so a stalled loop shows in every probe it delays.
+// The list clients run in a thread of their own: reading 100 MB answers must not delay the
+// probes. SERVER_NODE_ARGS adds node options to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
 //
 //   node bench/loop-delay.mjs
 //   BIG=100 ROWS=10 CONCURRENCY=10 DURATION=20 node bench/loop-delay.mjs
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/loop node bench/loop-delay.mjs
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -15,6 +19,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+
+if (!isMainThread) {
+  // The list clients: each asks for the page again as soon as it has read the last one.
+  const { url, headers, concurrency } = workerData;
+  let running = true;
+  parentPort.once('message', () => {
+    running = false;
+  });
+  const latencies = [];
+  let bytes = 0;
+  const client = async () => {
+    while (running) {
+      const started = performance.now();
+      const reply = await fetch(url, { headers });
+      let size = 0;
+      for await (const chunk of reply.body) size += chunk.length;
+      latencies.push(performance.now() - started);
+      bytes = size;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  parentPort.postMessage({ latencies, bytes });
+  // The main thread ends this thread; the rest of the file is the main thread's.
+  await new Promise(() => {});
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIG = Number(process.env.BIG || 100);
@@ -41,7 +71,15 @@ const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const server = spawn(
   process.execPath,
-  ['--import', 'tsx', '--import', './bench/loop-monitor.mjs', 'src/cli/main.ts', 'serve'],
+  [
+    ...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    '--import',
+    'tsx',
+    '--import',
+    './bench/loop-monitor.mjs',
+    'src/cli/main.ts',
+    'serve',
+  ],
   {
     cwd: ROOT,
     env: {
@@ -55,6 +93,7 @@ const server = spawn(
     stdio: ['ignore', 'ignore', 'inherit'],
   },
 );
+const exited = new Promise((resolve) => server.once('exit', resolve));
 const stop = () => server.kill('SIGTERM');
 process.on('exit', stop);
 
@@ -108,17 +147,20 @@ for (let i = 0; i < ROWS; i++)
   });
 const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-/** /health every 50 ms for `seconds`: latencies in ms. */
+/** A /health request every 50 ms for `seconds`, each sent without waiting for the last: latencies in ms. */
 async function probeHealth(seconds) {
-  const latencies = [];
+  const probes = [];
   const until = performance.now() + seconds * 1000;
   while (performance.now() < until) {
     const started = performance.now();
-    await (await fetch(`${base}/health`)).text();
-    latencies.push(performance.now() - started);
+    probes.push(
+      fetch(`${base}/health`)
+        .then((reply) => reply.text())
+        .then(() => performance.now() - started),
+    );
     await new Promise((r) => setTimeout(r, 50));
   }
-  return latencies;
+  return Promise.all(probes);
 }
 const summary = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -137,24 +179,21 @@ const idleHealth = await probeHealth(3);
 const idle = stats();
 
 await newPhase();
-let running = true;
-const lists = [];
-const listBytes = [];
-const listLatencies = [];
-const client = async () => {
-  while (running) {
-    const started = performance.now();
-    const reply = await fetch(`${base}/api/import-templates?per_page=200`, { headers });
-    const text = await reply.text();
-    listLatencies.push(performance.now() - started);
-    listBytes.push(text.length);
-  }
-};
-for (let i = 0; i < CONCURRENCY; i++) lists.push(client());
+const lists = new Worker(new URL(import.meta.url), {
+  workerData: {
+    url: `${base}/api/import-templates?per_page=200`,
+    headers,
+    concurrency: CONCURRENCY,
+  },
+});
+const listed = new Promise((resolve) => lists.once('message', resolve));
 const loadedHealth = await probeHealth(DURATION);
+lists.postMessage('stop');
+const { latencies: listLatencies, bytes: listBytes } = await listed;
+await lists.terminate();
+// Read once the lists are done: a stalled server writes no stats, the histogram kept counting.
+await new Promise((r) => setTimeout(r, 500));
 const loaded = stats();
-running = false;
-await Promise.all(lists);
 
 console.log(
   JSON.stringify(
@@ -174,7 +213,7 @@ console.log(
         event_loop: loaded,
         list_ms: summary(listLatencies),
         lists: listLatencies.length,
-        list_mib: Math.round((listBytes[0] ?? 0) / 1048576),
+        list_mib: Math.round(listBytes / 1048576),
       },
     },
     null,
@@ -182,5 +221,6 @@ console.log(
   ),
 );
 stop();
+await exited;
 fs.rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

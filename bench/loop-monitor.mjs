@@ -25,7 +25,11 @@ if (file) {
       rss_mib: Math.round(rss / 1048576),
       rss_peak_mib: Math.round(rssPeak / 1048576),
     };
-    fs.writeFileSync(file, JSON.stringify(stats));
+    // Written aside and renamed: the benchmark never reads half a file. Gone once it cleans up.
+    try {
+      fs.writeFileSync(`${file}.tmp`, JSON.stringify(stats));
+      fs.renameSync(`${file}.tmp`, file);
+    } catch {}
   }, 250);
   timer.unref();
 }

@@ -15,6 +15,8 @@ export interface Config {
   readonly bodyLimit: number;
   /** REQUEST_TIMEOUT_MS: time a client has to send a whole request (headers and body); 408 after. */
   readonly requestTimeoutMs: number;
+  /** STREAM_ANSWERS_ABOVE: a resource answer longer than this many characters is streamed. */
+  readonly streamAnswersAbove: number;
   readonly logLevel: string;
   /** LOG_FORMAT: `pretty` (human-readable), `json`, or `auto` (pretty when stdout is a terminal). */
   readonly logFormat: 'auto' | 'pretty' | 'json';
@@ -276,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    streamAnswersAbove: int(env, 'STREAM_ANSWERS_ABOVE', 1024 * 1024, 0, 1024 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
     adminPassword: env.ADMIN_PASSWORD || null,

@@ -54,6 +54,20 @@ export function registerDirectTransaction(trx: Db, executor: DirectExecutor): vo
   direct.set(trx, { executor, statements: 'all' });
 }
 
+/** Runs a cached SELECT that may be large in slices, serving the event loop between them. */
+export type SlicedReader = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+
+const slicedReaders = new WeakMap<Db, SlicedReader>();
+
+/**
+ * Lets cached SELECTs on `db` that the caller marks `sliced` (a list page) run in slices: an
+ * engine whose driver reads synchronously (SQLite) registers how. The others' drivers read
+ * from a socket, as the rows arrive, and need nothing.
+ */
+export function registerSlicedReader(db: Db, reader: SlicedReader): void {
+  slicedReaders.set(db, reader);
+}
+
 /** A named placeholder for a value that changes from one execution to the next. */
 export function param<T = unknown>(name: string): RawBuilder<T> {
   return sql<T>`${SENTINEL + name}`;
@@ -180,13 +194,14 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
  * of them, so it cannot drift from the SQL.
  * `memo` lets the engine reuse the result of the same query while the database still holds what
  * it was computed from (a list's total; the token check), see MemoScope.
+ * `sliced`: the result may be large (a list page), see registerSlicedReader.
  */
 export async function runCached<R>(
   db: Db,
   key: StatementKey,
   build: () => Compilable<R>,
   values: Readonly<Record<string, unknown>>,
-  options: { readonly memo?: MemoScope } = {},
+  options: { readonly memo?: MemoScope; readonly sliced?: boolean } = {},
 ): Promise<R[]> {
   const template = templateOf(db, encodeKey(key), build);
   const parameters = template.slots.map((slot) => {
@@ -195,6 +210,8 @@ export async function runCached<R>(
       throw new Error(`Query "${key[0].name}" needs a value for "${slot.name}"`);
     return values[slot.name];
   });
+  const sliced = options.sliced && template.select && slicedReaders.get(db);
+  if (sliced) return (await sliced(template.sql, parameters)) as R[];
   const shortcut = direct.get(db);
   if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
     return shortcut.executor(template.sql, parameters, options.memo) as R[];

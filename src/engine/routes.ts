@@ -16,6 +16,7 @@ import { update } from './actions/update.js';
 import type { EngineContext } from './context.js';
 import type { Resource } from './definition/define-resource.js';
 import { ACTIONS, type Action } from './definition/resource-config.js';
+import { jsonAnswer } from './output/json-answer.js';
 import { mergeInputs } from './query/input.js';
 
 export interface ResourceRoute {
@@ -34,6 +35,8 @@ export interface RouteDependencies {
   context(request: FastifyRequest): EngineContext;
   /** Middleware name -> preHandler (throws at boot on an unknown name). */
   middleware(spec: string): preHandlerAsyncHookHandler;
+  /** Answers longer than this many characters are streamed (STREAM_ANSWERS_ABOVE); default 1 Mi. */
+  readonly streamAbove?: number;
 }
 
 const WRITES: ReadonlySet<Action> = new Set(['create', 'update', 'delete']);
@@ -69,6 +72,7 @@ export function registerResourceRoutes(
     if (resource.authorize && !(await resource.authorize(action, context)))
       throw errors.unauthorized();
   };
+  const streamAbove = deps.streamAbove ?? 1024 * 1024;
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[idParameter];
   const run =
     (
@@ -80,7 +84,10 @@ export function registerResourceRoutes(
       const context = deps.context(request);
       await authorized(action, context);
       const body = await work(context, request);
-      return reply.code(status).send(body);
+      return reply
+        .code(status)
+        .type('application/json; charset=utf-8')
+        .send(jsonAnswer(body, streamAbove));
     };
 
   const table: Array<

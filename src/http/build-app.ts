@@ -98,7 +98,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const context = engineContextOf(database);
   const middleware = (spec: string) => options.middleware.resolve(spec);
   for (const route of options.resources)
-    registerResourceRoutes(app, route, { context, middleware });
+    registerResourceRoutes(app, route, {
+      context,
+      middleware,
+      streamAbove: config.streamAnswersAbove,
+    });
   options.routes?.(app);
   return app;
 }

@@ -279,7 +279,7 @@ export function resourceOperations(route: ResourceRoute): {
       listResponse,
       {
         description:
-          'Filters, sort and page come from the query string or, alike, from a JSON body. Each item carries the list projection, its loaded relations and counts.',
+          'Filters, sort and page come from the query string or, alike, from a JSON body. Each item carries the list projection, its loaded relations and counts. An answer longer than STREAM_ANSWERS_ABOVE characters (1 MiB by default), as a page of large records can be, is streamed as it is serialised: `Transfer-Encoding: chunked` instead of `Content-Length`, the same JSON.',
         parameters: listParameters(resource),
       },
     );

@@ -102,6 +102,8 @@ export async function list(
         return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
       },
       { ...values, offset },
+      // A page can be large (issue 19): where the engine reads synchronously, read it in slices.
+      { sliced: true },
     );
   }
   const records = await assembleRecords(connections, resource, context.scope, adapter, rows);

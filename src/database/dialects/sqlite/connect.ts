@@ -13,11 +13,13 @@ import {
   type DirectExecutor,
   registerDirectReader,
   registerDirectTransaction,
+  registerSlicedReader,
 } from '../../query-cache.js';
 import { sqliteAdapter } from './adapter.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { SqliteOptions } from './options.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
+import { slicedReader } from './sliced-reader.js';
 
 const STATEMENT_CACHE_LIMIT = 1000;
 /** Also bounded by size (issue 19): a prepared statement costs about as much as its text. */
@@ -77,14 +79,10 @@ const rowBuilders = new WeakMap<
   (values: unknown[]) => Record<string, unknown>
 >();
 
-/**
- * Rows as objects built in JavaScript from better-sqlite3's raw arrays: faster than its own
- * objects on the many-row eager loads of a list page.
- */
-function rowsOf(
+/** Switches `statement` to raw arrays and gives the function that makes its rows objects. */
+function rowBuilder(
   statement: BetterSqlite3.Statement,
-  parameters: readonly unknown[],
-): Array<Record<string, unknown>> {
+): (values: unknown[]) => Record<string, unknown> {
   let build = rowBuilders.get(statement);
   if (!build) {
     statement.raw(true);
@@ -94,6 +92,18 @@ function rowsOf(
     );
     rowBuilders.set(statement, build);
   }
+  return build;
+}
+
+/**
+ * Rows as objects built in JavaScript from better-sqlite3's raw arrays: faster than its own
+ * objects on the many-row eager loads of a list page.
+ */
+function rowsOf(
+  statement: BetterSqlite3.Statement,
+  parameters: readonly unknown[],
+): Array<Record<string, unknown>> {
+  const build = rowBuilder(statement);
   const arrays = statement.all(parameters as unknown[]) as unknown[][];
   const rows = new Array<Record<string, unknown>>(arrays.length);
   for (let r = 0; r < arrays.length; r += 1) rows[r] = build(arrays[r] as unknown[]);
@@ -116,7 +126,21 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
 
   // An in-memory database is private to its connection: it gets no reader.
   const reader = file === ':memory:' ? null : open(file, options);
-  if (reader) {
+  const sliced = reader
+    ? slicedReader({
+        open(temporary) {
+          const raw = open(file, options);
+          raw.pragma('query_only = ON');
+          // Opened for one read beside others: a small cache, the OS keeps the file's pages.
+          if (temporary) raw.pragma(`cache_size = -${Math.min(options.cacheSizeKib, 2048)}`);
+          return raw;
+        },
+        statements: (raw) => statementCache(raw, count),
+        rowBuilder,
+      })
+    : null;
+  if (reader && sliced) {
+    registerSlicedReader(db, sliced.read);
     reader.pragma('query_only = ON');
     const prepareRead = statementCache(reader, count);
     const memo = resultMemo(reader, raw, writes, count);
@@ -163,6 +187,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
       await checkpointer?.stop();
       await db.destroy();
       reader?.close();
+      sliced?.close();
     },
   };
 }
