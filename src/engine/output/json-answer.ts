@@ -6,7 +6,7 @@
 // socket has taken the last one (backpressure) and after a turn of the event loop. The bytes
 // are the same either way: JSON.stringify of an object is its members' serialisations joined.
 import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { nextTurn } from '../../support/turns.js';
 
 /** Characters per streamed chunk: few enough writes, small enough to serialise in well under 10 ms. */
 const CHUNK = 64 * 1024;

@@ -6,8 +6,9 @@
 // read snapshot, so a read sharing the main reader (or another sliced read) would miss the
 // commits made while it yields. KEPT connections stay open between reads; more concurrent reads
 // open one each, with a small page cache, closed when done.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+
 import type BetterSqlite3 from 'better-sqlite3';
+import { nextTurn } from '../../../support/turns.js';
 
 /** Synchronous work per slice before the event loop gets a turn. */
 const SLICE_MS = 8;

@@ -1,0 +1,20 @@
+// Turns of the event loop for long work done in slices (issue 19 item 2: a list page read row by
+// row, a large answer serialised chunk by chunk). A plain setImmediate lets every waiting slice
+// run in the same check phase, so ten large lists at once would again hold the loop for ten
+// slices before the next request is read. Here the waiting slices resume one per iteration of
+// the loop, first come first served: between two of them the loop polls for I/O (a /health
+// request, another small answer) whatever the number of large requests in flight.
+const waiting: Array<() => void> = [];
+
+function resumeOne(): void {
+  waiting.shift()?.();
+  if (waiting.length > 0) setImmediate(resumeOne);
+}
+
+/** Resolves in a later iteration of the event loop, once the slices that waited before have run. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (waiting.length === 1) setImmediate(resumeOne);
+  });
+}
