@@ -130,6 +130,27 @@ export const errors = {
     new HttpError('UNIT_DATABASE_UNAVAILABLE', 503, {
       message: `The database of this unit is unavailable: its connection "${connection}" is not configured.`,
     }),
+  // Conditional requests and idempotent creates (docs/api.md "Conditional requests", "Idempotent creates").
+  /** A write whose If-Match (or If-None-Match) fails on the record as stored now; the route adds its ETag. */
+  preconditionFailed: () =>
+    new HttpError('PRECONDITION_FAILED', 412, {
+      message:
+        "The record has changed since it was read: its ETag does not meet the request's If-Match or If-None-Match.",
+    }),
+  /** An update or delete without If-Match on a resource that requires it (requireIfMatch). */
+  preconditionRequired: () =>
+    new HttpError('PRECONDITION_REQUIRED', 428, {
+      message:
+        'This resource requires If-Match on updates and deletes: send the ETag of the record as you read it.',
+    }),
+  /** A create whose Idempotency-Key another request with the same key still holds. */
+  idempotencyKeyInUse: () =>
+    new HttpError(
+      'IDEMPOTENCY_KEY_IN_USE',
+      409,
+      { message: 'A request with this Idempotency-Key is still being processed. Retry shortly.' },
+      { 'retry-after': '1' },
+    ),
   server: (detail?: { message: string; exception: string; trace: string[] }) =>
     new HttpError('SERVER_ERROR', 500, detail ? { ...detail } : { message: 'Server Error' }),
 } as const;

@@ -88,6 +88,7 @@ export async function authenticateBearer(
     user: identity.user,
     data: options.dataFor(identity.unit.connection),
     abilities: identity.abilities,
+    tokenId: identity.tokenId,
   };
   return identity.abilities;
 }

@@ -24,6 +24,8 @@ export interface Config {
   readonly appSecret: string | null;
   /** Minutes of inactivity after which a session ends. */
   readonly sessionIdleMinutes: number;
+  /** IDEMPOTENCY_KEY_TTL_SECONDS: how long a create's Idempotency-Key and its answer are kept. */
+  readonly idempotencyKeyTtlSeconds: number;
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
   readonly sqlite: {
@@ -284,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.ADMIN_PASSWORD || null,
     appSecret: env.APP_SECRET || null,
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 120, 1, 60 * 24 * 365),
+    idempotencyKeyTtlSeconds: int(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     sqlite: Object.freeze({
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.

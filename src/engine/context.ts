@@ -15,6 +15,11 @@ export interface EngineContext {
   /** The acting user's stored record, for authorization checks. */
   readonly user: AuthorizationRequest['user'];
   readonly mode: AuthorizationRequest['mode'];
+  /**
+   * Who an Idempotency-Key belongs to (engine/idempotency): `token:<id>` in bearer mode,
+   * `user:<id>` in session mode; absent for direct invocations, which take no key.
+   */
+  readonly caller?: string;
 }
 
 export function connectionsOf(context: EngineContext): Connections {

@@ -11,7 +11,7 @@ import type { Resource } from './definition/define-resource.js';
 import type { Action } from './definition/resource-config.js';
 import { asInput } from './query/input.js';
 
-export function invoke(
+export async function invoke(
   resource: Resource,
   action: Action,
   context: EngineContext,
@@ -23,12 +23,12 @@ export function invoke(
     case 'list':
       return list(resource, context, fields);
     case 'show':
-      return show(resource, context, id);
+      return (await show(resource, context, id)).body;
     case 'create':
-      return create(resource, context, fields);
+      return (await create(resource, context, fields)).body;
     case 'update': {
       const { [resource.primaryKey]: _id, ...rest } = fields;
-      return update(resource, context, id, rest);
+      return (await update(resource, context, id, rest)).body;
     }
     case 'delete':
       return destroy(resource, context, id);

@@ -1,6 +1,10 @@
 // The one engine file that sees Fastify: a route declaration yields the five routes of SPEC.md
 // 4.1 (GET also answers HEAD), restricted to `only`; actions not exposed are unmatched (404).
 // The id is the route's last parameter, whatever its name.
+// Conditional requests (ETag, If-Match, If-None-Match: conditional/) and Idempotency-Key on
+// create (idempotency/) are read from the headers here and handed to the actions.
+
+import type { Readable } from 'node:stream';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -13,9 +17,20 @@ import { destroy } from './actions/delete.js';
 import { list } from './actions/list.js';
 import { show } from './actions/show.js';
 import { update } from './actions/update.js';
+import type { TaggedRecord } from './conditional/entity-tag.js';
+import { listTag } from './conditional/list-tag.js';
+import {
+  evaluate,
+  type Preconditions,
+  preconditionFailed,
+  preconditionsOf,
+  requireIfMatch,
+} from './conditional/preconditions.js';
 import type { EngineContext } from './context.js';
 import type { Resource } from './definition/define-resource.js';
 import { ACTIONS, type Action } from './definition/resource-config.js';
+import { readIdempotencyKey } from './idempotency/idempotency-key.js';
+import { idempotentCreate } from './idempotency/idempotent-create.js';
 import { jsonAnswer } from './output/json-answer.js';
 import { mergeInputs } from './query/input.js';
 
@@ -37,6 +52,47 @@ export interface RouteDependencies {
   middleware(spec: string): preHandlerAsyncHookHandler;
   /** Answers longer than this many characters are streamed (STREAM_ANSWERS_ABOVE); default 1 Mi. */
   readonly streamAbove?: number;
+  /** IDEMPOTENCY_KEY_TTL_SECONDS: how long a create's Idempotency-Key is kept (default a day). */
+  readonly idempotencyKeyTtlSeconds?: number;
+}
+
+export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+/** What a route answers: a JSON value, or JSON text made already (a list page, a stored answer). */
+interface Answer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly text?: string | Readable;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const etagHeader = (etag: string | null) => (etag ? { etag } : undefined);
+
+const tagged = (status: number, answer: TaggedRecord): Answer => ({
+  status,
+  body: answer.body,
+  headers: etagHeader(answer.etag),
+});
+
+/**
+ * A list page with its weak ETag (conditional/list-tag.ts): made from the JSON text it sends,
+ * so the page is serialised once; 304 when If-None-Match names it. A page long enough to be
+ * streamed (output/json-answer.ts) is sent before its end is known: it has no ETag.
+ */
+function listAnswer(
+  page: unknown,
+  headers: FastifyRequest['headers'],
+  streamAbove: number,
+): Answer {
+  const text = jsonAnswer(page, streamAbove);
+  if (typeof text !== 'string') return { status: 200, text };
+  const etag = listTag(text);
+  const outcome = evaluate(preconditionsOf(headers), etag, 'read');
+  if (outcome === 'failed') throw preconditionFailed(etag);
+  if (outcome === 'not-modified') return { status: 304, headers: { etag } };
+  return { status: 200, text, headers: { etag } };
 }
 
 const WRITES: ReadonlySet<Action> = new Set(['create', 'update', 'delete']);
@@ -75,33 +131,92 @@ export function registerResourceRoutes(
   const streamAbove = deps.streamAbove ?? 1024 * 1024;
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[idParameter];
   const run =
-    (
-      action: Action,
-      status: number,
-      work: (context: EngineContext, request: FastifyRequest) => Promise<unknown>,
-    ) =>
+    (action: Action, work: (context: EngineContext, request: FastifyRequest) => Promise<Answer>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const context = deps.context(request);
       await authorized(action, context);
-      const body = await work(context, request);
-      return reply
-        .code(status)
-        .type('application/json; charset=utf-8')
-        .send(jsonAnswer(body, streamAbove));
+      const answer = await work(context, request);
+      reply.code(answer.status);
+      if (answer.headers) reply.headers(answer.headers);
+      if (answer.text === undefined && answer.body === undefined) return reply.send();
+      return reply.type(JSON_TYPE).send(answer.text ?? jsonAnswer(answer.body, streamAbove));
     };
+  const conditions = (request: FastifyRequest, action: Action): Preconditions => {
+    const preconditions = preconditionsOf(request.headers);
+    if (resource.requireIfMatch && action !== 'show') requireIfMatch(preconditions);
+    return preconditions;
+  };
+  const ttlMs = (deps.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000;
 
   const table: Array<
-    [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, number, Parameters<typeof run>[2]]
+    [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, Parameters<typeof run>[1]]
   > = [
-    ['list', 'GET', route.path, 200, (c, r) => list(resource, c, mergeInputs(r.query, r.body))],
-    ['create', 'POST', route.path, 201, (c, r) => create(resource, c, r.body)],
-    ['show', 'GET', itemPath, 200, (c, r) => show(resource, c, idOf(r))],
-    ['update', 'PUT', itemPath, 200, (c, r) => update(resource, c, idOf(r), r.body)],
-    ['update', 'PATCH', itemPath, 200, (c, r) => update(resource, c, idOf(r), r.body)],
-    ['delete', 'DELETE', itemPath, 200, (c, r) => destroy(resource, c, idOf(r))],
+    [
+      'list',
+      'GET',
+      route.path,
+      async (c, r) =>
+        listAnswer(await list(resource, c, mergeInputs(r.query, r.body)), r.headers, streamAbove),
+    ],
+    [
+      'create',
+      'POST',
+      route.path,
+      async (c, r) => {
+        const key = readIdempotencyKey(r.headers['idempotency-key']);
+        if (key === null) return tagged(201, await create(resource, c, r.body));
+        const outcome = await idempotentCreate(resource, c, r.body, {
+          key,
+          route: route.path,
+          ttlMs,
+        });
+        if (!outcome.replayed) return tagged(201, outcome.answer);
+        const { status, etag, body } = outcome.answer;
+        return {
+          status,
+          text: body,
+          headers: { 'idempotent-replayed': 'true', ...(etag ? { etag } : {}) },
+        };
+      },
+    ],
+    [
+      'show',
+      'GET',
+      itemPath,
+      async (c, r) => {
+        const answer = await show(resource, c, idOf(r));
+        const outcome = evaluate(preconditionsOf(r.headers), answer.etag, 'read');
+        if (outcome === 'failed') throw preconditionFailed(answer.etag);
+        if (outcome === 'not-modified') return { status: 304, headers: etagHeader(answer.etag) };
+        return tagged(200, answer);
+      },
+    ],
+    [
+      'update',
+      'PUT',
+      itemPath,
+      async (c, r) =>
+        tagged(200, await update(resource, c, idOf(r), r.body, conditions(r, 'update'))),
+    ],
+    [
+      'update',
+      'PATCH',
+      itemPath,
+      async (c, r) =>
+        tagged(200, await update(resource, c, idOf(r), r.body, conditions(r, 'update'))),
+    ],
+    [
+      'delete',
+      'DELETE',
+      itemPath,
+      async (c, r) => ({
+        status: 200,
+        body: await destroy(resource, c, idOf(r), conditions(r, 'delete')),
+      }),
+    ],
   ];
-  for (const [action, method, url, status, work] of table) {
+  for (const [action, method, url, work] of table) {
     if (!only.has(action)) continue;
-    app.route({ method, url, preHandler: handlersFor(action), handler: run(action, status, work) });
+    app.route({ method, url, preHandler: handlersFor(action), handler: run(action, work) });
   }
 }

@@ -102,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       context,
       middleware,
       streamAbove: config.streamAnswersAbove,
+      idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     });
   options.routes?.(app);
   return app;

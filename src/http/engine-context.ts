@@ -21,6 +21,7 @@ export function engineContextOf(database: Database): (request: FastifyRequest) =
       scope: state.scope,
       user: state.user,
       mode: state.mode,
+      caller: state.tokenId !== undefined ? `token:${state.tokenId}` : `user:${state.scope.userId}`,
     };
   };
 }

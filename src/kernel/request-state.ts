@@ -17,6 +17,8 @@ export interface RequestState {
   readonly data: Database | UnknownConnection;
   /** Bearer mode: the token's abilities. */
   readonly abilities?: readonly string[];
+  /** Bearer mode: the token's id (what an Idempotency-Key is scoped to). */
+  readonly tokenId?: number;
   /** Session mode: the session's store key and CSRF secret. */
   readonly session?: { readonly key: string; readonly csrfSecret: string };
   /** The unit's name, for the session answers. */

@@ -72,6 +72,11 @@ export interface EntityDefinition {
   readonly labels?: Readonly<Record<string, string>>;
   /** The columns that name a record to a person (a template's title; a user's name and login). */
   readonly titleColumns?: readonly string[];
+  /**
+   * An integer column the engine increments in every write of the record, details-only ones
+   * included: the record's version, its strong ETag (engine/conditional). Never serialised.
+   */
+  readonly versionColumn?: string;
 }
 
 export interface Entity {
@@ -96,6 +101,8 @@ export interface Entity {
   readonly labels: Readonly<Record<string, string>>;
   /** The columns that name a record (pickers, headings); the key alone when none is declared. */
   readonly titleColumns: readonly string[];
+  /** The record's version column (EntityDefinition.versionColumn), or null. */
+  readonly versionColumn: string | null;
   /** Stored row -> JSON-ready record: casts applied, hidden columns left out. */
   serialize(row: Row): Row;
 }
@@ -120,6 +127,14 @@ export function defineEntity(def: EntityDefinition): Entity {
   known(Object.keys(def.casts ?? {}), 'cast column');
   for (const column of [def.unitColumn, def.tenantColumn, def.ownerColumn])
     if (column) known([column], 'scope column');
+  if (def.versionColumn) {
+    known([def.versionColumn], 'version column');
+    check(
+      def,
+      !def.fillable.includes(def.versionColumn),
+      `version column "${def.versionColumn}" must not be fillable`,
+    );
+  }
   const timestamps = def.timestamps ?? {
     createdAt: columnSet.has('created_at') ? 'created_at' : null,
     updatedAt: columnSet.has('updated_at') ? 'updated_at' : null,
@@ -133,7 +148,11 @@ export function defineEntity(def: EntityDefinition): Entity {
     ? checkedRules(def, def.rules, new Set([...def.columns, ...Object.keys(def.writeOnly ?? {})]))
     : null;
 
-  const hidden = new Set(def.hidden ?? []);
+  // The version is the ETag header's, not a field of the answer (SPEC.md's bodies stay as they are).
+  const hidden = new Set([
+    ...(def.hidden ?? []),
+    ...(def.versionColumn ? [def.versionColumn] : []),
+  ]);
   const casts = { ...(def.casts ?? {}) };
   const visible: Array<[string, ReadCast | null]> = def.columns
     .filter((c) => !hidden.has(c))
@@ -168,6 +187,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     storage: def.storage ?? 'system',
     labels: { ...(def.labels ?? {}) },
     titleColumns: [...(def.titleColumns ?? [primaryKey])],
+    versionColumn: def.versionColumn ?? null,
     serialize,
   });
   const previous = registry.get(def.name);

@@ -192,6 +192,7 @@ describe('SPEC 4.4 create and update', () => {
       'mapping_json',
       'title',
       'updated_at',
+      'version',
     ]);
     assert.equal(
       (await db().selectFrom('import_templates').select('id').where('id', '=', 424242).execute())

@@ -78,12 +78,15 @@ export const importTemplate = defineEntity({
     'created_at',
     'updated_at',
     'company_id',
+    'version',
   ],
   casts: { id: 'integer', created_by: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   // TENANT_ISOLATION=true: stamped with the caller's company and filtered by it (DESIGN.md 3.6);
   // the detail rows and the logs are reached through the template. Never answered.
   tenantColumn: 'company_id',
   hidden: ['company_id'],
+  // Incremented by every write, details-only ones too: the template's ETag (docs/api.md).
+  versionColumn: 'version',
   fillable: [
     'title',
     'code',

@@ -21,7 +21,7 @@ async function createNamed(
   what: string,
 ): Promise<Row> {
   try {
-    return await create(resource, context, payload);
+    return (await create(resource, context, payload)).body;
   } catch (error) {
     const taken =
       error instanceof HttpError &&

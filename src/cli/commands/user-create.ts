@@ -29,7 +29,7 @@ export const userCreate: Command = {
       ...(typeof options.email === 'string' ? { email: options.email } : {}),
       admin: options.admin === true ? 'Y' : 'N',
     };
-    printJson(await withDatabase(({ context }) => create(users, context, payload)));
+    printJson((await withDatabase(({ context }) => create(users, context, payload))).body);
     process.stderr.write(`User "${login}" created.\n`);
   },
 };

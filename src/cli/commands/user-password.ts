@@ -76,7 +76,7 @@ export const userPassword: Command = {
       throw new CliError('The password must not be empty; nothing changed.');
     const user = await withDatabase(async ({ database, context }) => {
       const id = await findByIdOrName(database, 'users', 'login', 'user', ref);
-      return update(users, context, id, { password });
+      return (await update(users, context, id, { password })).body;
     });
     process.stderr.write(
       `Password of user "${String(user.login)}" (#${String(user.id)}) changed.\n`,

@@ -1,21 +1,32 @@
 // Create (SPEC.md 4.4): validate master and details, insert both, answer the reloaded record
-// (201), all in one transaction.
+// (201) with its ETag, all in one transaction. A new record's version is 1.
+import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import { scopeStamps } from '../../model/scope.js';
+import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecord } from '../output/records.js';
+import { findRecordAndRow } from '../output/records.js';
 import { readPayload } from '../write/payload.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';
 import { validateWrite } from '../write/validate-write.js';
 import { planWrite } from '../write/write-plan.js';
 
+export interface CreateOptions {
+  /**
+   * Runs in the create's transaction once the answer is known, before the commit: what it
+   * writes commits or rolls back with the record (an idempotency key's stored answer).
+   */
+  readonly beforeCommit?: (connections: Connections, answer: TaggedRecord) => Promise<void>;
+}
+
 export async function create(
   resource: Resource,
   context: EngineContext,
   body: unknown,
-): Promise<Row> {
+  options: CreateOptions = {},
+): Promise<TaggedRecord> {
   const { entity } = resource;
   const payload = readPayload(resource, body);
   const adapter = adapterFor(context, entity.storage);
@@ -31,6 +42,7 @@ export async function create(
       ...timestampValues(entity, adapter, now, 'create'),
       ...scopeStamps(entity, context.scope),
     };
+    if (entity.versionColumn) values[entity.versionColumn] = 1;
     if (entity.ownerColumn && values[entity.ownerColumn] == null && context.scope.userId !== null) {
       values[entity.ownerColumn] = context.scope.userId;
     }
@@ -41,7 +53,7 @@ export async function create(
       entity.primaryKey,
     );
     await syncDetails(connections, plan, id, context.scope, adapter, now);
-    const record = await findRecord(
+    const found = await findRecordAndRow(
       connections,
       resource,
       context.scope,
@@ -49,6 +61,11 @@ export async function create(
       entity.primaryKey,
       id,
     );
-    return resource.show(record ?? {});
+    const answer = {
+      body: resource.show(found?.record ?? {}),
+      etag: found ? rowTag(entity, found.row) : null,
+    };
+    await options.beforeCommit?.(connections, answer);
+    return answer;
   });
 }

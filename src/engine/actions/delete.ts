@@ -1,7 +1,9 @@
 // Delete (SPEC.md 4.5): the master and, in cascade, the rows of every detail relation, in one
-// transaction. A missing id is 404.
+// transaction. A missing id is 404; If-Match / If-None-Match are checked on the locked row.
 import { deleteWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
+import { rowTag } from '../conditional/entity-tag.js';
+import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findStoredRow } from '../output/records.js';
@@ -13,6 +15,7 @@ export async function destroy(
   resource: Resource,
   context: EngineContext,
   id: unknown,
+  preconditions: Preconditions = NO_PRECONDITIONS,
 ): Promise<typeof DELETED> {
   const { entity } = resource;
   const key = parseKey(resource, id);
@@ -22,6 +25,7 @@ export async function destroy(
     const db = connections[entity.storage];
     const existing = await findStoredRow(db, resource, context.scope, key, adapter);
     if (!existing) throw errors.resourceNotFound();
+    checkWrite(preconditions, rowTag(entity, existing));
     const masterKey = existing[entity.primaryKey];
     for (const relation of resource.details.values()) {
       const target = relation.target();

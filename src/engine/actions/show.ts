@@ -1,18 +1,23 @@
-// Show (SPEC.md 4.3): the record projected by showFields, or 404 Resource not found.
+// Show (SPEC.md 4.3): the record projected by showFields, or 404 Resource not found. Its ETag
+// comes from the version column read by the same statement (engine/conditional).
 
 import { errors } from '../../errors.js';
-import type { Row } from '../../model/entity.js';
+import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecord } from '../output/records.js';
+import { findRecordAndRow } from '../output/records.js';
 import { parseKey } from './record-key.js';
 
-export async function show(resource: Resource, context: EngineContext, id: unknown): Promise<Row> {
+export async function show(
+  resource: Resource,
+  context: EngineContext,
+  id: unknown,
+): Promise<TaggedRecord> {
   const key = parseKey(resource, id);
-  const record =
+  const found =
     key === null
       ? null
-      : await findRecord(
+      : await findRecordAndRow(
           connectionsOf(context),
           resource,
           context.scope,
@@ -20,6 +25,6 @@ export async function show(resource: Resource, context: EngineContext, id: unkno
           resource.primaryKey,
           key,
         );
-  if (!record) throw errors.resourceNotFound();
-  return resource.show(record);
+  if (!found) throw errors.resourceNotFound();
+  return { body: resource.show(found.record), etag: rowTag(resource.entity, found.row) };
 }

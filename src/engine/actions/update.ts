@@ -1,13 +1,17 @@
 // Update (SPEC.md 4.4, DESIGN.md 3.6): partial for PUT and PATCH alike; rules run on the stored
 // record merged with the payload; details synchronised as a diff; the reloaded record (200);
-// all in one transaction. A missing id is 404.
+// all in one transaction. A missing id is 404. If-Match / If-None-Match are checked on the
+// stored row once it is locked, so of two writers sending one ETag only the first wins; the
+// version (the ETag) goes up with every write that changes something, details-only ones too.
 
 import { updateWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
+import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
+import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecord } from '../output/records.js';
+import { findRecordAndRow } from '../output/records.js';
 import { readPayload } from '../write/payload.js';
 import { loadStoredRecord } from '../write/stored-details.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
@@ -21,7 +25,8 @@ export async function update(
   context: EngineContext,
   id: unknown,
   body: unknown,
-): Promise<Row> {
+  preconditions: Preconditions = NO_PRECONDITIONS,
+): Promise<TaggedRecord> {
   const { entity } = resource;
   const key = parseKey(resource, id);
   if (key === null) throw errors.resourceNotFound();
@@ -41,20 +46,24 @@ export async function update(
     );
     if (!found) throw errors.resourceNotFound();
     const { existing, stored } = found;
+    checkWrite(preconditions, rowTag(entity, existing));
     const masterKey = existing[entity.primaryKey];
     const plan = planWrite(payload, stored, adapter);
     await validateWrite(connections, context.scope, resource, Number(masterKey), existing, plan);
     const now = new Date();
     const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
-    const master = touched
+    const master: Row = touched
       ? { ...changes, ...timestampValues(entity, adapter, now, 'update') }
       : {};
+    // Read and written under the row's lock: no other write of this record runs in between.
+    if (touched && entity.versionColumn)
+      master[entity.versionColumn] = Number(existing[entity.versionColumn] ?? 0) + 1;
     // A details-only write on an entity without updated_at has nothing to set on the master.
     if (Object.keys(master).length > 0) {
       await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
     }
     await syncDetails(connections, plan, masterKey, context.scope, adapter, now);
-    const record = await findRecord(
+    const reloaded = await findRecordAndRow(
       connections,
       resource,
       context.scope,
@@ -62,6 +71,9 @@ export async function update(
       entity.primaryKey,
       masterKey,
     );
-    return resource.show(record ?? {});
+    return {
+      body: resource.show(reloaded?.record ?? {}),
+      etag: reloaded ? rowTag(entity, reloaded.row) : null,
+    };
   });
 }

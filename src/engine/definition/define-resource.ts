@@ -41,6 +41,8 @@ export interface Resource {
   readonly perPage: number;
   readonly maxPerPage: number;
   readonly maxDetailRows: number;
+  /** ResourceConfig.requireIfMatch. */
+  readonly requireIfMatch: boolean;
   readonly details: ReadonlyMap<string, HasMany>;
   readonly index: Projector;
   readonly show: Projector;
@@ -143,6 +145,9 @@ export function defineResource(config: ResourceConfig): Resource {
   const maxDetailRows = config.maxDetailRows ?? DEFAULTS.maxDetailRows;
   if (!Number.isInteger(maxDetailRows) || maxDetailRows < 1)
     fail('maxDetailRows must be a positive integer');
+  const requireIfMatch = config.requireIfMatch ?? DEFAULTS.requireIfMatch;
+  if (requireIfMatch && !entity.versionColumn)
+    fail(`requireIfMatch needs a versionColumn on ${entity.name}: without one no ETag can match`);
 
   const hidden = new Set(config.hidden ?? DEFAULTS.hidden);
   const known = new Set([
@@ -186,6 +191,7 @@ export function defineResource(config: ResourceConfig): Resource {
     perPage,
     maxPerPage,
     maxDetailRows,
+    requireIfMatch,
     details,
     index: compileProjection(indexFields, primaryKey, hidden, transformers),
     show: compileProjection(showFields, primaryKey, hidden, transformers),

@@ -39,6 +39,11 @@ export interface ResourceConfig {
   readonly details?: readonly string[];
   /** Rows a detail relation takes at most per write (issue 19): a 422 naming the relation beyond. */
   readonly maxDetailRows?: number;
+  /**
+   * Updates and deletes must carry `If-Match` (428 without it), so no client overwrites a record
+   * it has not read (engine/conditional). Needs the entity's versionColumn.
+   */
+  readonly requireIfMatch?: boolean;
   readonly transformers?: Readonly<Record<string, Transformer>>;
   /** Plural label (`Import templates`); default: from the route's path. */
   readonly label?: string;
@@ -80,5 +85,6 @@ export const DEFAULTS = Object.freeze({
   maxPerPage: 200,
   details: [],
   maxDetailRows: 1000,
+  requireIfMatch: false,
   transformers: {},
 });

@@ -221,6 +221,23 @@ export async function findRecord(
   column: string,
   id: unknown,
 ): Promise<Row | null> {
+  return (
+    (await findRecordAndRow(connections, resource, scope, adapter, column, id))?.record ?? null
+  );
+}
+
+/**
+ * `findRecord`, with the stored row it was assembled from: its hidden columns (the version an
+ * ETag is made of) come with the same statement.
+ */
+export async function findRecordAndRow(
+  connections: Connections,
+  resource: Resource,
+  scope: Scope,
+  adapter: DialectAdapter,
+  column: string,
+  id: unknown,
+): Promise<{ readonly record: Row; readonly row: Row } | null> {
   const { entity } = resource;
   const db = connections[entity.storage];
   const rows = await runCached(
@@ -233,7 +250,8 @@ export async function findRecord(
     { id },
   );
   const [record] = await assembleRecords(connections, resource, scope, adapter, rows);
-  return record ?? null;
+  const [row] = rows;
+  return record && row ? { record, row } : null;
 }
 
 /** The has-many relations the record's own select carries (DialectAdapter.childRows). */
