@@ -162,6 +162,24 @@ export const responses = {
     description: 'An unhandled failure (never an HTML page).',
     content: json(ref('ServerError')),
   },
+  IdempotencyKeyInUse: {
+    description:
+      'Another request of the same caller with this `Idempotency-Key` is still running; retry shortly to get its answer replayed.',
+    headers: retryAfter('1'),
+    content: json(ref('Message')),
+  },
+  PreconditionFailed: {
+    description:
+      '`If-Match` names no current ETag of the record (strong comparison), or `If-None-Match` names it on a write; nothing changed. The `ETag` header gives the current one.',
+    headers: {
+      ETag: { description: "The record's current ETag.", schema: { type: 'string' } },
+    },
+    content: json(ref('Message')),
+  },
+  PreconditionRequired: {
+    description: 'This resource requires `If-Match` on PUT, PATCH and DELETE (requireIfMatch).',
+    content: json(ref('Message')),
+  },
   ServiceUnavailable: {
     description:
       "The database is unavailable, did not answer in time, or the unit's database is not configured, or the service is shutting down; the request changed nothing.",
@@ -171,6 +189,11 @@ export const responses = {
 };
 
 export type ErrorResponse = keyof typeof responses;
+
+/** The strong ETag of a record, or the weak one of a list page (docs/api.md "Conditional requests"). */
+export const etagHeader = (description: string) => ({
+  ETag: { description, schema: { type: 'string' } },
+});
 
 /**
  * Any request may carry a body (a list reads its parameters from one, DESIGN.md 3.5), which the

@@ -11,7 +11,14 @@ import { OPERATORS } from '../engine/query/filters.js';
 import type { ResourceRoute } from '../engine/routes.js';
 import { parseMiddleware } from '../kernel/middleware.js';
 import { describeFields, type FieldDescription } from '../model/field-description.js';
-import { BODY_ERRORS, type ErrorResponse, errorResponses, json, ref } from './components.js';
+import {
+  BODY_ERRORS,
+  type ErrorResponse,
+  errorResponses,
+  etagHeader,
+  json,
+  ref,
+} from './components.js';
 import {
   inputFieldSchema,
   outputFieldSchema,
@@ -194,6 +201,35 @@ const WRITE_ERRORS: Record<string, ErrorResponse> = {
   '422': 'ValidationFailed',
 };
 
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  description:
+    'ETags (`"3"`, `W/"3"`, a comma-separated list) or `*`. On GET and HEAD: 304 when one names the current answer (weak comparison). On PUT, PATCH and DELETE: 412 when one names the record (`*`: it exists).',
+  schema: { type: 'string' },
+};
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  description:
+    'ETags or `*`: the request goes ahead only when one is the current ETag (strong comparison: a weak tag never matches), else 412 with the current `ETag`. Checked inside the write, on the locked record.',
+  schema: { type: 'string' },
+};
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description:
+    "1 to 255 printable ASCII characters, the caller's own (per token, or per user in session mode). A retry with the same key and body replays the first answer (`Idempotent-Replayed: true`); another body is a 422; while the first still runs, a 409. Kept IDEMPOTENCY_KEY_TTL_SECONDS (24 hours by default).",
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+const NOT_MODIFIED = (etag: Record<string, unknown>) => ({
+  '304': {
+    description: 'Not modified: `If-None-Match` names the current ETag. No body.',
+    headers: etag,
+  },
+});
+const CONDITIONAL_ERRORS = { '412': 'PreconditionFailed' } as const;
+
 /** The path items of one resource route, and the component schemas they refer to. */
 export function resourceOperations(route: ResourceRoute): {
   paths: Record<string, PathItem>;
@@ -220,6 +256,21 @@ export function resourceOperations(route: ResourceRoute): {
   if (actions.has('create')) schemas[`${name}Create`] = writeBody(resource, 'create');
   if (actions.has('update')) schemas[`${name}Update`] = writeBody(resource, 'update');
 
+  // Records of an entity with a version column carry a strong ETag (docs/api.md "Conditional requests").
+  const versioned = resource.entity.versionColumn !== null;
+  const recordEtag = etagHeader(
+    versioned
+      ? 'The strong ETag of the record: its stored version, changed by every write of it or its detail rows.'
+      : 'Not sent: this resource keeps no record version.',
+  );
+  const listEtag = etagHeader('The weak ETag of this page (a digest of its JSON text).');
+  const writeConditions = {
+    parameters: [IF_MATCH, IF_NONE_MATCH],
+  };
+  const writeErrors: Record<string, ErrorResponse> = {
+    ...CONDITIONAL_ERRORS,
+    ...(resource.requireIfMatch ? { '428': 'PreconditionRequired' as const } : {}),
+  };
   const security = (write: boolean) => {
     const specs = write ? route.middleware?.write : route.middleware?.read;
     if (!authenticated(specs)) return {};
@@ -262,6 +313,7 @@ export function resourceOperations(route: ResourceRoute): {
     const listResponse = {
       '200': {
         description: `A page of ${labels.plural.toLowerCase()}.`,
+        headers: listEtag,
         content: json({
           type: 'object',
           properties: { data: { type: 'array', items: listItemRef }, meta: ref('ListMeta') },
@@ -270,17 +322,22 @@ export function resourceOperations(route: ResourceRoute): {
         }),
       },
     };
-    const listErrors = { ...READ_ERRORS, '422': 'ValidationFailed' } as const;
+    const listErrors = {
+      ...READ_ERRORS,
+      '422': 'ValidationFailed',
+      ...CONDITIONAL_ERRORS,
+    } as const;
+    const parameters = [...listParameters(resource), IF_NONE_MATCH, IF_MATCH];
     collection.get = op(
       `list${plural}`,
       `List ${labels.plural.toLowerCase()}`,
       false,
       listErrors,
-      listResponse,
+      { ...listResponse, ...NOT_MODIFIED(listEtag) },
       {
         description:
-          'Filters, sort and page come from the query string or, alike, from a JSON body. Each item carries the list projection, its loaded relations and counts. An answer longer than STREAM_ANSWERS_ABOVE characters (1 MiB by default), as a page of large records can be, is streamed as it is serialised: `Transfer-Encoding: chunked` instead of `Content-Length`, the same JSON.',
-        parameters: listParameters(resource),
+          'Filters, sort and page come from the query string or, alike, from a JSON body. Each item carries the list projection, its loaded relations and counts. An answer longer than STREAM_ANSWERS_ABOVE characters (1 MiB by default), as a page of large records can be, is streamed as it is serialised: `Transfer-Encoding: chunked` instead of `Content-Length`, the same JSON, and without an `ETag`.',
+        parameters,
       },
     );
     collection.head = op(
@@ -289,9 +346,10 @@ export function resourceOperations(route: ResourceRoute): {
       false,
       listErrors,
       {
-        '200': { description: 'The headers the list would answer.' },
+        '200': { description: 'The headers the list would answer.', headers: listEtag },
+        ...NOT_MODIFIED(listEtag),
       },
-      { parameters: listParameters(resource) },
+      { parameters },
     );
   }
   if (actions.has('create')) {
@@ -299,14 +357,23 @@ export function resourceOperations(route: ResourceRoute): {
       `create${name}`,
       `Create a ${labels.singular.toLowerCase()}`,
       true,
-      WRITE_ERRORS,
+      { ...WRITE_ERRORS, '409': 'IdempotencyKeyInUse' },
       {
         '201': {
-          description: 'Created: the record reloaded from storage, detail rows as saved.',
+          description:
+            'Created: the record reloaded from storage, detail rows as saved. With `Idempotency-Key`, a retry gets the same answer again.',
+          headers: {
+            ...recordEtag,
+            'Idempotent-Replayed': {
+              description:
+                '`true` on the stored answer of an earlier request with this `Idempotency-Key`; absent otherwise.',
+              schema: { type: 'string', enum: ['true'] },
+            },
+          },
           content: json(itemRef),
         },
       },
-      body(`${name}Create`),
+      { ...body(`${name}Create`), parameters: [IDEMPOTENCY_KEY] },
     );
   }
   const notFound = { '404': 'NotFound' } as const;
@@ -315,43 +382,52 @@ export function resourceOperations(route: ResourceRoute): {
       `show${name}`,
       `Show a ${labels.singular.toLowerCase()}`,
       false,
-      { ...READ_ERRORS, ...notFound },
+      { ...READ_ERRORS, ...notFound, ...CONDITIONAL_ERRORS },
       {
         '200': {
           description: 'The record with its eager-loaded relations and detail rows.',
+          headers: recordEtag,
           content: json(itemRef),
         },
+        ...NOT_MODIFIED(recordEtag),
       },
+      { parameters: [IF_NONE_MATCH, IF_MATCH] },
     );
     item.head = op(
       `head${name}`,
       `Show a ${labels.singular.toLowerCase()} (headers only)`,
       false,
-      { ...READ_ERRORS, ...notFound },
+      { ...READ_ERRORS, ...notFound, ...CONDITIONAL_ERRORS },
       {
-        '200': { description: 'The headers the show would answer.' },
+        '200': { description: 'The headers the show would answer.', headers: recordEtag },
+        ...NOT_MODIFIED(recordEtag),
       },
+      { parameters: [IF_NONE_MATCH, IF_MATCH] },
     );
   }
   if (actions.has('update')) {
     const updated = {
-      '200': { description: 'Updated: the record reloaded from storage.', content: json(itemRef) },
+      '200': {
+        description: 'Updated: the record reloaded from storage.',
+        headers: recordEtag,
+        content: json(itemRef),
+      },
     };
     item.put = op(
       `replace${name}`,
       `Update a ${labels.singular.toLowerCase()}`,
       true,
-      { ...WRITE_ERRORS, ...notFound },
+      { ...WRITE_ERRORS, ...notFound, ...writeErrors },
       updated,
-      body(`${name}Update`),
+      { ...body(`${name}Update`), ...writeConditions },
     );
     item.patch = op(
       `update${name}`,
       `Update a ${labels.singular.toLowerCase()} (same as PUT)`,
       true,
-      { ...WRITE_ERRORS, ...notFound },
+      { ...WRITE_ERRORS, ...notFound, ...writeErrors },
       updated,
-      body(`${name}Update`),
+      { ...body(`${name}Update`), ...writeConditions },
     );
   }
   if (actions.has('delete')) {
@@ -364,6 +440,7 @@ export function resourceOperations(route: ResourceRoute): {
         '419': 'CsrfMismatch',
         '422': 'ValidationFailed',
         ...notFound,
+        ...writeErrors,
       },
       {
         '200': {
@@ -376,6 +453,7 @@ export function resourceOperations(route: ResourceRoute): {
           }),
         },
       },
+      writeConditions,
     );
   }
   const paths: Record<string, PathItem> = {};
