@@ -128,11 +128,11 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   const reader = file === ':memory:' ? null : open(file, options);
   const sliced = reader
     ? slicedReader({
-        open(temporary) {
+        open(fullCache) {
           const raw = open(file, options);
           raw.pragma('query_only = ON');
-          // Opened for one read beside others: a small cache, the OS keeps the file's pages.
-          if (temporary) raw.pragma(`cache_size = -${Math.min(options.cacheSizeKib, 2048)}`);
+          // Used only while reads overlap: a small cache, the OS keeps the file's pages.
+          if (!fullCache) raw.pragma(`cache_size = -${Math.min(options.cacheSizeKib, 2048)}`);
           return raw;
         },
         statements: (raw) => statementCache(raw, count),

@@ -4,20 +4,23 @@
 // loop for a second. Still one statement, stepped.
 // Each read has a connection to itself while it runs: an open statement holds its connection's
 // read snapshot, so a read sharing the main reader (or another sliced read) would miss the
-// commits made while it yields. KEPT connections stay open between reads; more concurrent reads
-// open one each, with a small page cache, closed when done.
+// commits made while it yields. Connections are opened as reads overlap and kept (opening one
+// and preparing its statements is costly on a busy machine); the first FULL_CACHE get the
+// configured page cache, the others a small one. Past MAX, a read waits for one to be free.
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { nextTurn } from '../../../support/turns.js';
 
 /** Synchronous work per slice before the event loop gets a turn. */
 const SLICE_MS = 8;
-/** Connections kept open for sliced reads; one is enough unless reads overlap. */
-const KEPT = 2;
+/** Connections with the configured page cache; one is enough unless reads overlap. */
+const FULL_CACHE = 2;
+/** Connections at most: reads beyond wait (this also bounds the large pages read at once). */
+const MAX = 16;
 
 export interface SlicedReaderParts {
-  /** A read-only connection; `temporary` ones take a small page cache. */
-  open(temporary: boolean): BetterSqlite3.Database;
+  /** A read-only connection, with the configured page cache or a small one. */
+  open(fullCache: boolean): BetterSqlite3.Database;
   /** The prepared statement cache of a connection. */
   statements(raw: BetterSqlite3.Database): (sqlText: string) => BetterSqlite3.Statement;
   /** A statement's raw value arrays -> row objects (it switches the statement to raw arrays). */
@@ -27,7 +30,7 @@ export interface SlicedReaderParts {
 interface Connection {
   readonly raw: BetterSqlite3.Database;
   readonly prepare: (sqlText: string) => BetterSqlite3.Statement;
-  readonly temporary: boolean;
+  readonly fullCache: boolean;
 }
 
 export interface SlicedReader {
@@ -36,23 +39,29 @@ export interface SlicedReader {
 }
 
 export function slicedReader(parts: SlicedReaderParts): SlicedReader {
+  const opened: Connection[] = [];
+  // Free connections, those with the full cache taken first.
   const idle: Connection[] = [];
-  const kept: BetterSqlite3.Database[] = [];
-  const acquire = (): Connection => {
-    const connection = idle.pop();
-    if (connection) return connection;
-    const temporary = kept.length >= KEPT;
-    const raw = parts.open(temporary);
-    if (!temporary) kept.push(raw);
-    return { raw, prepare: parts.statements(raw), temporary };
+  const waiting: Array<(connection: Connection) => void> = [];
+  const acquire = async (): Promise<Connection> => {
+    const free = idle.pop();
+    if (free) return free;
+    if (opened.length >= MAX) return new Promise((resolve) => waiting.push(resolve));
+    const fullCache = opened.length < FULL_CACHE;
+    const raw = parts.open(fullCache);
+    const connection = { raw, prepare: parts.statements(raw), fullCache };
+    opened.push(connection);
+    return connection;
   };
   const release = (connection: Connection) => {
-    if (connection.temporary) connection.raw.close();
-    else idle.push(connection);
+    const next = waiting.shift();
+    if (next) next(connection);
+    else if (connection.fullCache) idle.push(connection);
+    else idle.unshift(connection);
   };
   return {
     async read(sqlText, parameters) {
-      const connection = acquire();
+      const connection = await acquire();
       try {
         const statement = connection.prepare(sqlText);
         const build = parts.rowBuilder(statement);
@@ -73,7 +82,7 @@ export function slicedReader(parts: SlicedReaderParts): SlicedReader {
     },
     close() {
       idle.length = 0;
-      for (const raw of kept.splice(0)) raw.close();
+      for (const connection of opened.splice(0)) connection.raw.close();
     },
   };
 }
