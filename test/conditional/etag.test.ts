@@ -63,6 +63,23 @@ describe('conditional requests: ETag, If-Match, If-None-Match', () => {
     assert.equal(etagOf(await server.get(`${PATH}/${id}`)), '"2"');
   });
 
+  it('ETags cost no statement: show, update and delete run as many with If-Match / If-None-Match as without', async () => {
+    const id = (await created({ groups: [{ group_id: groups[0] }] })).body.id;
+    const cost = async (method: string, target: string, options = {}) => {
+      const before = server.statements();
+      await server.request(method, target, options);
+      return server.statements() - before;
+    };
+    const show = await cost('GET', `${PATH}/${id}`);
+    const notModified = await cost('GET', `${PATH}/${id}`, { headers: { 'if-none-match': '"1"' } });
+    const update = await cost('PATCH', `${PATH}/${id}`, { body: { title: 'a' } });
+    const conditional = await cost('PATCH', `${PATH}/${id}`, {
+      body: { title: 'b' },
+      headers: { 'if-match': '"2"' },
+    });
+    assert.deepEqual({ notModified, conditional }, { notModified: show, conditional: update });
+  });
+
   it('the ETag changes when only the detail rows change, and not when nothing is written', async () => {
     const id = (await created()).body.id;
     const details = await server.patch(`${PATH}/${id}`, { groups: [{ group_id: groups[1] }] });

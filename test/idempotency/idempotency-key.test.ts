@@ -164,6 +164,23 @@ describe('idempotent creates: Idempotency-Key on POST', () => {
     assert.equal((await keyRow('expiring')).length, 1);
   });
 
+  it('a keyed create costs three statements more than an unkeyed one (read, claim, store the answer); a replay reads the key alone', async () => {
+    // The first keyed create of the process also deletes the expired keys (once a minute).
+    await keyed('warm-up', templatePayload({ title: 'Warm-up' }));
+    const cost = async (send: () => Promise<{ status: number }>) => {
+      const before = server.statements();
+      const reply = await send();
+      assert.equal(reply.status, 201);
+      return server.statements() - before;
+    };
+    const plain = await cost(() => server.post(PATH, templatePayload({ title: 'Plain cost' })));
+    const body = templatePayload({ title: 'Keyed cost' });
+    const first = await cost(() => keyed('cost', body));
+    const replay = await cost(() => keyed('cost', body));
+    // A replay: the token check and the key's read, nothing else.
+    assert.deepEqual({ extra: first - plain, replay }, { extra: 3, replay: 2 });
+  });
+
   it('without the header two identical creates make two records, as before', async () => {
     const body = templatePayload({ title: 'Unkeyed' });
     const replies = [await server.post(PATH, body), await server.post(PATH, body)];
