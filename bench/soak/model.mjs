@@ -81,7 +81,7 @@ export class Model {
     }
     this.index.delete(id);
     this.templates.delete(id);
-    this.versions.set(id, (this.versions.get(id) ?? 0) + 1);
+    this.versions.delete(id); // a list that began before it still sees a change
     this.deleted.push(id);
     if (this.deleted.length > 1000) this.deleted.shift();
   }
