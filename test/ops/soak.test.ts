@@ -29,8 +29,8 @@ describe('npm run soak', { concurrency: 1 }, () => {
   it('a short soak on the engine under test has no 5xx, a consistent database and every notification received', async () => {
     const database = await createTestDatabase();
     const out = path.join(dir, 'soak.json');
-    const args = ['bench/soak.mjs', '--from-source', '--engine', testEngine, '--duration', '8s'];
-    args.push('--warmup', '2s', '--templates', '60', '--rss-margin', '100', '--out', out);
+    const args = ['bench/soak.mjs', '--from-source', '--engine', testEngine, '--duration', '6s'];
+    args.push('--warmup', '1s', '--templates', '40', '--rss-margin', '100', '--out', out);
     if (database.url) args.push('--database-url', database.url);
     let output = '';
     try {
