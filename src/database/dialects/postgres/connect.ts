@@ -8,6 +8,7 @@ import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
+import { nameStatements } from './named-statements.js';
 import { typeParser } from './type-parsers.js';
 
 export function connectPostgres(url: string, options: PoolOptions): Database {
@@ -27,7 +28,10 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
   // A checked-out client has no listener (pg-pool listens only while a client is idle), yet pg
   // emits 'error' on it when its connection drops mid-query, besides failing the query: without
   // this the process dies. The query's own error answers 503; release drops the broken client.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    nameStatements(client);
+  });
   let executed = 0;
   const db: Db = new Kysely({
     dialect: new PostgresDialect({ pool }),
