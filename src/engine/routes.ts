@@ -141,9 +141,10 @@ export function registerResourceRoutes(
       if (answer.text === undefined && answer.body === undefined) return reply.send();
       return reply.type(JSON_TYPE).send(answer.text ?? jsonAnswer(answer.body, streamAbove));
     };
-  const conditions = (request: FastifyRequest, action: Action): Preconditions => {
+  /** The preconditions of an update or delete: 428 without If-Match where the resource requires it. */
+  const writeConditions = (request: FastifyRequest): Preconditions => {
     const preconditions = preconditionsOf(request.headers);
-    if (resource.requireIfMatch && action !== 'show') requireIfMatch(preconditions);
+    if (resource.requireIfMatch) requireIfMatch(preconditions);
     return preconditions;
   };
   const ttlMs = (deps.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000;
@@ -195,15 +196,13 @@ export function registerResourceRoutes(
       'update',
       'PUT',
       itemPath,
-      async (c, r) =>
-        tagged(200, await update(resource, c, idOf(r), r.body, conditions(r, 'update'))),
+      async (c, r) => tagged(200, await update(resource, c, idOf(r), r.body, writeConditions(r))),
     ],
     [
       'update',
       'PATCH',
       itemPath,
-      async (c, r) =>
-        tagged(200, await update(resource, c, idOf(r), r.body, conditions(r, 'update'))),
+      async (c, r) => tagged(200, await update(resource, c, idOf(r), r.body, writeConditions(r))),
     ],
     [
       'delete',
@@ -211,7 +210,7 @@ export function registerResourceRoutes(
       itemPath,
       async (c, r) => ({
         status: 200,
-        body: await destroy(resource, c, idOf(r), conditions(r, 'delete')),
+        body: await destroy(resource, c, idOf(r), writeConditions(r)),
       }),
     ],
   ];

@@ -78,9 +78,6 @@ async function readKey(db: Db, request: KeyRequest): Promise<KeyRow | undefined>
 
 const newClaim = () => randomBytes(16).toString('hex');
 
-const byKey = (request: KeyRequest) =>
-  ({ caller: request.caller, idempotency_key: request.key }) as const;
-
 /** Claims `request`'s key for a create about to run, or says what the key already holds. */
 export async function claimKey(
   db: Db,
@@ -90,7 +87,6 @@ export async function claimKey(
   now = Date.now(),
 ): Promise<ClaimOutcome> {
   await sweep(db, now);
-  const where = byKey(request);
   // Three rounds at most: an expired row deleted, then a claim lost to a concurrent insert.
   for (let round = 0; round < 3; round += 1) {
     const row = await readKey(db, request);
@@ -100,7 +96,8 @@ export async function claimKey(
         await db
           .insertInto(TABLE)
           .values({
-            ...where,
+            caller: request.caller,
+            idempotency_key: request.key,
             fingerprint: request.fingerprint,
             claim,
             claimed_at: now,
@@ -116,8 +113,8 @@ export async function claimKey(
     if (Number(row.expires_at) <= now) {
       await db
         .deleteFrom(TABLE)
-        .where('caller', '=', where.caller)
-        .where('idempotency_key', '=', where.idempotency_key)
+        .where('caller', '=', request.caller)
+        .where('idempotency_key', '=', request.key)
         .where('expires_at', '<=', now)
         .execute();
       continue;
@@ -133,8 +130,8 @@ export async function claimKey(
       const taken = await db
         .updateTable(TABLE)
         .set({ claim, claimed_at: now })
-        .where('caller', '=', where.caller)
-        .where('idempotency_key', '=', where.idempotency_key)
+        .where('caller', '=', request.caller)
+        .where('idempotency_key', '=', request.key)
         .where('claim', '=', row.claim)
         .executeTakeFirst();
       if (Number(taken.numUpdatedRows) === 1) return { kind: 'claimed', claim };
