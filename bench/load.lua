@@ -14,7 +14,7 @@ local headers = { ["Authorization"] = "Bearer " .. spec.token }
 function init(args)
   math.randomseed(spec.seed)
   if spec.body then headers["Content-Type"] = "application/json" end
-  if spec.kind == "L1" or spec.kind == "L2" then
+  if spec.kind:sub(1, 1) == "L" then -- L1, L2, L2E, LD
     static_req = wrk.format(spec.method, spec.path, headers, spec.body)
   end
 end

@@ -5,7 +5,13 @@
 //
 //   npm run bench -- [--engine sqlite|postgres|mysql] [--templates 10000|100000|1000000] [--duration 10]
 //                    [--connections 16] [--warmup 3] [--requests L1,L2,S1,C1,U1] [--port 3300] [--show-sql]
-//                    [--cpu-prof DIR]
+//                    [--cpu-prof DIR] [--work /tmp/svc-bench] [--db-name svc_bench_<templates>]
+//                    [--writer MS] [--deep ROWS] [--reuse-db]
+// Requests: L1 L2 S1 C1 U1 as in ../shared/bench, and (issue 21) L2E: L2 with count=estimated;
+// LD: L2's filters and sort at a depth of --deep rows (default 2000) by cursor, count=estimated
+// (the cursor is walked with next_cursor at per_page=200 before the load starts).
+// --writer MS: a separate process creates a template every MS ms during the whole load (its
+// writes and errors are reported), so the list memo of an unchanged database never helps.
 // SQLITE_SYNCHRONOUS and SQLITE_CACHE_SIZE_KIB reach the server unchanged (svc: NORMAL, 65536).
 // --engine postgres|mysql: the SQLite seed is copied, same rows and ids, into a database
 // svc_bench_<templates> made anew on the server at BENCH_POSTGRES_URL / BENCH_MYSQL_URL
@@ -18,12 +24,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const WORK = '/tmp/svc-bench';
 const argv = process.argv.slice(2);
 const arg = (n, d) => {
   const i = argv.indexOf(`--${n}`);
   return i >= 0 ? argv[i + 1] : d;
 };
+// --work DIR: datasets, run copies and the server's DATA_DIR (several people benchmarking at once)
+const WORK = path.resolve(arg('work', '/tmp/svc-bench'));
 const T = Number(arg('templates', 10000));
 const DURATION = Number(arg('duration', 10));
 const CONNS = Number(arg('connections', 16));
@@ -31,6 +38,8 @@ const WARMUP = Number(arg('warmup', 3));
 const PORT = Number(arg('port', 3300));
 const TYPES = arg('requests', 'L1,L2,S1,C1,U1').split(',');
 const ENGINE = arg('engine', 'sqlite');
+const WRITER_MS = arg('writer', null) === null ? null : Number(arg('writer'));
+const DEEP = Number(arg('deep', 2000));
 if (!['sqlite', 'postgres', 'mysql'].includes(ENGINE)) {
   console.error('--engine must be sqlite, postgres or mysql');
   process.exit(2);
@@ -39,6 +48,7 @@ const SERVER_URL = {
   postgres: process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
   mysql: process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test',
 }[ENGINE];
+const DB_NAME = arg('db-name', `svc_bench_${T}`);
 const SEED = 20240601;
 const SEED_VERSION = 1; // bump when the seeder changes, so cached datasets are rebuilt
 if (!Number.isInteger(T) || T < 5001) {
@@ -246,13 +256,34 @@ if (ENGINE === 'sqlite') {
   for (const f of [runFile, `${runFile}-wal`, `${runFile}-shm`]) fs.rmSync(f, { force: true });
   fs.copyFileSync(seedFile, runFile);
   DATABASE_URL = `sqlite:${runFile}`;
+} else if (argv.includes('--reuse-db')) {
+  // --reuse-db: the database an earlier run copied (a copy of 1,000,000 templates takes many
+  // minutes), less the templates written since (ids above the seed's)
+  const parsed = new URL(SERVER_URL);
+  parsed.pathname = `/${DB_NAME}`;
+  DATABASE_URL = parsed.toString();
+  const [{ connectDatabase }, { loadConfig }] = await Promise.all([
+    dist('database/connect.js'),
+    dist('config/config.js'),
+  ]);
+  const target = connectDatabase(DATABASE_URL, loadConfig({ ...process.env, DATABASE_URL }));
+  const { sql } = await import('kysely');
+  for (const table of ['import_template_groups', 'import_template_users', 'import_template_logs'])
+    await target.db.deleteFrom(table).where('template_id', '>', T).execute();
+  await target.db.deleteFrom('import_templates').where('id', '>', T).execute();
+  serverVersion = String((await sql`select version() as v`.execute(target.db)).rows[0].v)
+    .split(' ')
+    .slice(0, ENGINE === 'postgres' ? 2 : 1)
+    .join(' ');
+  await target.close();
+  log(`reusing ${DB_NAME} (templates written by earlier runs removed)`);
 } else {
   const { copyDataset } = await import('./copy-dataset.mjs');
-  log(`copying the seed into svc_bench_${T} on ${ENGINE}`);
+  log(`copying the seed into ${DB_NAME} on ${ENGINE}`);
   ({ url: DATABASE_URL, version: serverVersion } = await copyDataset({
     engine: ENGINE,
     serverUrl: SERVER_URL,
-    name: `svc_bench_${T}`,
+    name: DB_NAME,
     seedFile,
     log,
   }));
@@ -266,6 +297,12 @@ const REQ = {
     method: 'GET',
     path: `/api/import-templates?filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }))}&sort=created_at&direction=desc&page=50&per_page=15`,
   },
+  L2E: {
+    method: 'GET',
+    path: `/api/import-templates?filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }))}&sort=created_at&direction=desc&page=50&per_page=15&count=estimated`,
+  },
+  // path set once the deep cursor is walked (deepCursor below)
+  LD: { method: 'GET', path: null },
   S1: { method: 'GET', path: '/api/import-templates/<<id>>' },
   C1: {
     method: 'POST',
@@ -369,6 +406,31 @@ if (argv.includes('--show-sql') && ENGINE !== 'sqlite') {
   const auth = `Bearer ${meta.token}`;
   // the token's first use also stamps last_used_at (then at most once a minute): not counted
   await svc.app.inject({ url: fill(REQ.S1.path, SAMPLE), headers: { authorization: auth } });
+  if (TYPES.includes('LD')) {
+    // LD's cursor: next_cursor walked from the first page, 200 rows a step (a cursor is not tied
+    // to per_page); the server shares DATA_DIR, so the same APP_SECRET signs and checks it.
+    const listPath = (extra) =>
+      `/api/import-templates?filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }))}&sort=created_at&direction=desc&${extra}`;
+    let cursor = '';
+    let walked = 0;
+    const t0 = Date.now();
+    while (walked < DEEP) {
+      const step = Math.min(200, DEEP - walked);
+      const res = await svc.app.inject({
+        url: listPath(`per_page=${step}&count=none&cursor=${encodeURIComponent(cursor)}`),
+        headers: { authorization: auth },
+      });
+      const body = res.json();
+      if (res.statusCode !== 200 || !body.meta.next_cursor) {
+        log(`LD: the walk ended at ${walked} rows (HTTP ${res.statusCode})`);
+        break;
+      }
+      cursor = body.meta.next_cursor;
+      walked += step;
+    }
+    log(`LD: walked ${walked} rows deep by cursor in ${Date.now() - t0} ms`);
+    REQ.LD.path = listPath(`per_page=15&count=estimated&cursor=${encodeURIComponent(cursor)}`);
+  }
   for (const type of TYPES) {
     const r = REQ[type];
     const headers = {
@@ -437,6 +499,25 @@ for (let i = 0; ; i++) {
   await sleep(250);
 }
 
+// --writer: a template created every WRITER_MS ms by a process of its own (wrk blocks this one)
+let writer = null;
+if (WRITER_MS !== null) {
+  writer = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bench/writer.mjs'), base, meta.token, String(WRITER_MS)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  writer.report = new Promise((resolve) => {
+    let out = '';
+    writer.stdout.on('data', (d) => {
+      out += d;
+    });
+    writer.once('exit', () => resolve(out.trim()));
+  });
+  process.on('exit', () => writer.exitCode === null && writer.kill('SIGTERM'));
+  log(`writer: a template every ${WRITER_MS} ms`);
+}
+
 function wrk(type, phase, seconds) {
   const r = REQ[type];
   const pool = type === 'U1' ? (phase === 'w' ? meta.pools.warmup : meta.pools.measure) : null;
@@ -503,6 +584,11 @@ for (const type of TYPES) {
 }
 // wrk abandons its in-flight requests when its time is up: let the server finish them first
 await sleep(1000);
+let writerReport = null;
+if (writer) {
+  writer.kill('SIGTERM');
+  writerReport = await writer.report;
+}
 const hwm = Number(
   (fs.readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+)/m) || [])[1],
 );
@@ -513,7 +599,7 @@ if (PROF) log(`CPU profile in ${path.resolve(PROF)}: node bench/profile-summary.
 const engineSettings =
   ENGINE === 'sqlite'
     ? `SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'NORMAL (default)'}, SQLITE_CACHE_SIZE_KIB=${process.env.SQLITE_CACHE_SIZE_KIB || '65536 (default)'}`
-    : `${serverVersion} at ${new URL(SERVER_URL).host}, database svc_bench_${T}, DB_POOL_SIZE=${process.env.DB_POOL_SIZE || '10 (default)'}`;
+    : `${serverVersion} at ${new URL(SERVER_URL).host}, database ${DB_NAME}, DB_POOL_SIZE=${process.env.DB_POOL_SIZE || '10 (default)'}`;
 console.log(
   `\nsvc on ${ENGINE}, ${T} templates, ${CONNS} connections, ${DURATION} s per request (after ${WARMUP} s warm-up), wrk 1 thread; ${engineSettings}\n`,
 );
@@ -522,3 +608,5 @@ console.log(
 );
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 console.log(`\nserver peak RSS (VmHWM): ${(hwm / 1024).toFixed(0)} MiB`);
+if (writerReport) console.log(`writer (--writer ${WRITER_MS}): ${writerReport}`);
+if (TYPES.includes('LD')) console.log(`LD: a page ${DEEP} rows deep by cursor (--deep)`);

@@ -187,6 +187,33 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
   return template;
 }
 
+function parametersOf(
+  template: Template,
+  key: StatementKey,
+  values: Readonly<Record<string, unknown>>,
+): unknown[] {
+  return template.slots.map((slot) => {
+    if (!('name' in slot)) return slot.value;
+    if (!(slot.name in values))
+      throw new Error(`Query "${key[0].name}" needs a value for "${slot.name}"`);
+    return values[slot.name];
+  });
+}
+
+/**
+ * The statement runCached would run for `key` and `values`, for a caller that sends it wrapped
+ * (count=estimated's EXPLAIN of a list's select).
+ */
+export function compiledStatement<R>(
+  db: Db,
+  key: StatementKey,
+  build: () => Compilable<R>,
+  values: Readonly<Record<string, unknown>>,
+): CompiledQuery<R> {
+  const template = templateOf(db, encodeKey(key), build);
+  return CompiledQuery.raw(template.sql, parametersOf(template, key, values)) as CompiledQuery<R>;
+}
+
 /**
  * Runs the query of `key` (built by `build` the first time, with `param(name)` for every varying
  * value) with `values` for its placeholders. Every placeholder must have a value. The key holds
@@ -204,12 +231,7 @@ export async function runCached<R>(
   options: { readonly memo?: MemoScope; readonly sliced?: boolean } = {},
 ): Promise<R[]> {
   const template = templateOf(db, encodeKey(key), build);
-  const parameters = template.slots.map((slot) => {
-    if (!('name' in slot)) return slot.value;
-    if (!(slot.name in values))
-      throw new Error(`Query "${key[0].name}" needs a value for "${slot.name}"`);
-    return values[slot.name];
-  });
+  const parameters = parametersOf(template, key, values);
   const sliced = options.sliced && template.select && slicedReaders.get(db);
   if (sliced) return (await sliced(template.sql, parameters)) as R[];
   const shortcut = direct.get(db);

@@ -14,7 +14,7 @@ import type {
 import { errors } from '../errors.js';
 import { create } from './actions/create.js';
 import { destroy } from './actions/delete.js';
-import { list } from './actions/list.js';
+import { type ListAnswer, listAnswer } from './actions/list.js';
 import { show } from './actions/show.js';
 import { update } from './actions/update.js';
 import type { TaggedRecord } from './conditional/entity-tag.js';
@@ -33,6 +33,7 @@ import { readIdempotencyKey } from './idempotency/idempotency-key.js';
 import { idempotentCreate } from './idempotency/idempotent-create.js';
 import { jsonAnswer } from './output/json-answer.js';
 import { mergeInputs } from './query/input.js';
+import { listLinks } from './query/links.js';
 
 export interface ResourceRoute {
   /** The collection path, e.g. `/api/import-templates`. */
@@ -54,6 +55,8 @@ export interface RouteDependencies {
   readonly streamAbove?: number;
   /** IDEMPOTENCY_KEY_TTL_SECONDS: how long a create's Idempotency-Key is kept (default a day). */
   readonly idempotencyKeyTtlSeconds?: number;
+  /** Signs list cursors (query/cursor.ts cursorKey of APP_SECRET); default: this process only. */
+  readonly cursorKey?: Buffer;
 }
 
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -79,20 +82,23 @@ const tagged = (status: number, answer: TaggedRecord): Answer => ({
 /**
  * A list page with its weak ETag (conditional/list-tag.ts): made from the JSON text it sends,
  * so the page is serialised once; 304 when If-None-Match names it. A page long enough to be
- * streamed (output/json-answer.ts) is sent before its end is known: it has no ETag.
+ * streamed (output/json-answer.ts) is sent before its end is known: it has no ETag. Issue 21:
+ * Link (RFC 8288) to the next and previous pages by cursor, Preference-Applied (RFC 7240) when
+ * a Prefer: count=... was honoured.
  */
-function listAnswer(
-  page: unknown,
-  headers: FastifyRequest['headers'],
-  streamAbove: number,
-): Answer {
-  const text = jsonAnswer(page, streamAbove);
-  if (typeof text !== 'string') return { status: 200, text };
+function listReply(answer: ListAnswer, request: FastifyRequest, streamAbove: number): Answer {
+  const link = listLinks(request.url, answer);
+  const headers: Record<string, string> = {
+    ...(link ? { link } : {}),
+    ...(answer.preferenceApplied ? { 'preference-applied': answer.preferenceApplied } : {}),
+  };
+  const text = jsonAnswer(answer.body, streamAbove);
+  if (typeof text !== 'string') return { status: 200, text, headers };
   const etag = listTag(text);
-  const outcome = evaluate(preconditionsOf(headers), etag, 'read');
+  const outcome = evaluate(preconditionsOf(request.headers), etag, 'read');
   if (outcome === 'failed') throw preconditionFailed(etag);
-  if (outcome === 'not-modified') return { status: 304, headers: { etag } };
-  return { status: 200, text, headers: { etag } };
+  if (outcome === 'not-modified') return { status: 304, headers: { ...headers, etag } };
+  return { status: 200, text, headers: { ...headers, etag } };
 }
 
 const WRITES: ReadonlySet<Action> = new Set(['create', 'update', 'delete']);
@@ -156,8 +162,14 @@ export function registerResourceRoutes(
       'list',
       'GET',
       route.path,
-      async (c, r) =>
-        listAnswer(await list(resource, c, mergeInputs(r.query, r.body)), r.headers, streamAbove),
+      async (c, r) => {
+        const prefer = r.headers.prefer;
+        const answer = await listAnswer(resource, c, mergeInputs(r.query, r.body), {
+          prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
+          cursorKey: deps.cursorKey,
+        });
+        return listReply(answer, r, streamAbove);
+      },
     ],
     [
       'create',

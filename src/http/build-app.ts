@@ -5,6 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config, TrustProxy } from '../config/config.js';
 import type { Database } from '../database/database.js';
+import { cursorKey } from '../engine/query/cursor.js';
 import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
 import type { MiddlewareRegistry } from '../kernel/middleware.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -85,8 +86,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   refuseWhileClosing(app);
   collectRoutes(app);
   app.decorateRequest('svc', null);
+  const secret = options.cookieSecret ?? randomBytes(32).toString('hex');
   await app.register(fastifyCookie, {
-    secret: options.cookieSecret ?? randomBytes(32).toString('hex'),
+    secret,
     hook: 'onRequest',
   });
   installErrorHandling(app, {
@@ -103,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       middleware,
       streamAbove: config.streamAnswersAbove,
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+      cursorKey: cursorKey(secret),
     });
   options.routes?.(app);
   return app;

@@ -70,11 +70,38 @@ export const schemas: Record<string, Schema> = {
   },
   ListMeta: {
     type: 'object',
+    description:
+      'SPEC.md 4.2 meta. A request that sends `cursor` or names a count strategy (`count`, `Prefer: count=...`) also gets `total_estimated`, `has_more`, `next_cursor` and `prev_cursor`.',
     properties: {
-      total: { type: 'integer', minimum: 0 },
+      total: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'null with count=none; an estimate when total_estimated is true.',
+      },
       per_page: { type: 'integer', minimum: 1 },
-      current_page: { type: 'integer', minimum: 1 },
-      last_page: { type: 'integer', minimum: 1 },
+      current_page: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        description: 'null on a page read by cursor.',
+      },
+      last_page: { type: ['integer', 'null'], minimum: 1, description: 'null with count=none.' },
+      total_estimated: {
+        type: 'boolean',
+        description:
+          "true when total comes from the engine's statistics (count=estimated above the resource's countThreshold).",
+      },
+      has_more: {
+        type: 'boolean',
+        description: 'Rows follow this page (next_cursor is not null).',
+      },
+      next_cursor: {
+        type: ['string', 'null'],
+        description: 'Send as `cursor` for the rows after this page; null on the last page.',
+      },
+      prev_cursor: {
+        type: ['string', 'null'],
+        description: 'Send as `cursor` for the rows before this page; null on the first page.',
+      },
     },
     required: ['total', 'per_page', 'current_page', 'last_page'],
     additionalProperties: false,

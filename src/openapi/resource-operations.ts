@@ -7,6 +7,7 @@ import type { Resource } from '../engine/definition/define-resource.js';
 import type { Action } from '../engine/definition/resource-config.js';
 import { type OutputValue, outputFields } from '../engine/description/output-fields.js';
 import { parameterName, resourceLabels, routeActions } from '../engine/description/route-names.js';
+import { COUNT_STRATEGIES } from '../engine/query/count.js';
 import { OPERATORS } from '../engine/query/filters.js';
 import type { ResourceRoute } from '../engine/routes.js';
 import { parseMiddleware } from '../kernel/middleware.js';
@@ -174,6 +175,26 @@ function listParameters(resource: Resource): Operation[] {
       schema: { type: 'integer', minimum: 1, default: 1 },
     },
     {
+      name: 'count',
+      in: 'query',
+      description: `How meta.total is counted: \`exact\` (every matching row), \`estimated\` (exact up to ${resource.countThreshold} rows, above that the engine's estimate, flagged by meta.total_estimated), \`none\` (total and last_page null, meta.has_more). Default \`${resource.defaultCount}\`; also taken from \`Prefer: count=...\`, this parameter winning. Another value reads as the default.`,
+      schema: { type: 'string', enum: [...COUNT_STRATEGIES], default: resource.defaultCount },
+    },
+    {
+      name: 'cursor',
+      in: 'query',
+      description:
+        'A meta.next_cursor or meta.prev_cursor (or a Link header target): the rows after or before that page, read by key, not by offset. Empty: the first page, with the cursors in meta. Send it with the filters and sort it was made for; other ones, a forged cursor or a `page` with it are a 422 under `cursor`.',
+      schema: { type: 'string' },
+    },
+    {
+      name: 'Prefer',
+      in: 'header',
+      description:
+        '`count=exact|estimated|none` (RFC 7240), as the count parameter; an applied one is echoed in Preference-Applied.',
+      schema: { type: 'string' },
+    },
+    {
       name: 'per_page',
       in: 'query',
       description: `At most ${resource.maxPerPage} (larger values are capped); a value that is not a positive integer reads as ${resource.perPage}.`,
@@ -310,10 +331,21 @@ export function resourceOperations(route: ResourceRoute): {
   const plural = pascal(route.path.split('/').pop() ?? name);
 
   if (actions.has('list')) {
+    const listHeaders = {
+      Link: {
+        description:
+          'RFC 8288 links to the next and previous pages by cursor: `<target>; rel="next", <target>; rel="prev"` (the request\'s query string with `cursor` set and `page` left out); absent when there is neither.',
+        schema: { type: 'string' },
+      },
+      'Preference-Applied': {
+        description: "`count=<strategy>` when the Prefer header's count was applied.",
+        schema: { type: 'string' },
+      },
+    };
     const listResponse = {
       '200': {
         description: `A page of ${labels.plural.toLowerCase()}.`,
-        headers: listEtag,
+        headers: { ...listEtag, ...listHeaders },
         content: json({
           type: 'object',
           properties: { data: { type: 'array', items: listItemRef }, meta: ref('ListMeta') },
@@ -346,7 +378,7 @@ export function resourceOperations(route: ResourceRoute): {
       false,
       listErrors,
       {
-        '200': { description: 'The headers the list would answer.', headers: listEtag },
+        '200': { description: 'The headers the list would answer.', headers: { ...listEtag, ...listHeaders } },
         ...NOT_MODIFIED(listEtag),
       },
       { parameters },

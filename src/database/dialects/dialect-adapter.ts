@@ -1,6 +1,6 @@
 // The one place engine differences are described: every dialect folder exports an adapter with
 // the same capabilities (STYLE.md example 3). The engine asks the adapter; it never checks names.
-import type { Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Db } from '../db.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -78,6 +78,15 @@ export interface DialectAdapter {
    */
   // biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
   lockForUpdate<Q extends SelectQueryBuilder<any, any, any>>(query: Q): Q;
+  /**
+   * count=estimated above its threshold (issue 21): the rows `query` (the filtered list's select
+   * of `table`) would answer, from the engine's statistics without reading them, or null when the
+   * estimate is unusable; null for an engine that keeps no such estimate (SQLite: the engine
+   * extrapolates a sample instead). One statement.
+   */
+  readonly estimateCount:
+    | ((db: Db, query: CompiledQuery, table: string) => Promise<number | null>)
+    | null;
   /** A timestamp value as this engine stores it. */
   toTimestamp(date: Date): unknown;
   /** Maps a driver error to a known kind, or null when it is not one. */

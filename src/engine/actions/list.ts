@@ -1,119 +1,243 @@
 // List (SPEC.md 4.2): filters, sort, page; a fixed number of statements whatever the page size:
-// the total, the page with its counts and relations, then one statement per relation the page's
-// statement cannot carry (output/records). Both statements are compiled once per shape
-// (database/query-cache).
+// the total by the count strategy (list-total.ts), the page with its counts and relations, then
+// one statement per relation the page's statement cannot carry (output/records). Statements are
+// compiled once per shape (database/query-cache). Issue 21: the page is read one row further, so
+// the answer knows whether more follow (meta.has_more, the next cursor), and a `cursor` reads the
+// rows after (or before) a position through the order's index instead of an OFFSET.
 import { sql } from 'kysely';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
-import { scopeConditions, scopeKey } from '../../model/scope.js';
+import { scopeConditions } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { assembleRecords, recordsKey, type Select, selectRecords } from '../output/records.js';
+import { parseCount } from '../query/count.js';
+import {
+  encodeCursor,
+  keysetBranches,
+  listBinding,
+  type Position,
+  PROCESS_CURSOR_KEY,
+  parseCursor,
+} from '../query/cursor.js';
 import { filterExpression, filtersShape, filterValues, parseFilters } from '../query/filters.js';
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
 import { parseSort } from '../query/sort.js';
+import { type ListFilters, listTotal } from './list-total.js';
+
+export interface ListMeta {
+  total: number | null;
+  per_page: number;
+  /** null on a page read by cursor (its position is not counted). */
+  current_page: number | null;
+  last_page: number | null;
+  /** Issue 21, on answers to requests that name a count strategy or send `cursor`. */
+  total_estimated?: boolean;
+  has_more?: boolean;
+  next_cursor?: string | null;
+  prev_cursor?: string | null;
+}
 
 export interface ListResult {
   readonly data: Row[];
-  readonly meta: { total: number; per_page: number; current_page: number; last_page: number };
+  readonly meta: ListMeta;
 }
 
-const TOTAL = statementSite('list total');
+/** The answer and what its headers say (Link, Preference-Applied). */
+export interface ListAnswer {
+  readonly body: ListResult;
+  readonly next: string | null;
+  readonly prev: string | null;
+  readonly preferenceApplied: string | null;
+}
+
+export interface ListOptions {
+  /** The request's Prefer header. */
+  readonly prefer?: string;
+  /** The HMAC key of cursors (query/cursor.ts cursorKey); default: valid in this process only. */
+  readonly cursorKey?: Buffer;
+}
+
 const PAGE = statementSite('list page');
 
 export async function list(
   resource: Resource,
   context: EngineContext,
   input: Input,
+  options: ListOptions = {},
 ): Promise<ListResult> {
+  return (await listAnswer(resource, context, input, options)).body;
+}
+
+export async function listAnswer(
+  resource: Resource,
+  context: EngineContext,
+  input: Input,
+  options: ListOptions = {},
+): Promise<ListAnswer> {
   const { entity } = resource;
-  const filters = parseFilters(input, resource.searchable);
+  const parsed = parseFilters(input, resource.searchable);
   const order = parseSort(input, resource.sortable, resource.defaultOrder);
   const { page, perPage, offset } = parsePage(input, resource.perPage, resource.maxPerPage);
+  const count = parseCount(input, options.prefer, resource.defaultCount);
+  const cursorKey = options.cursorKey ?? PROCESS_CURSOR_KEY;
+  const binding = listBinding(entity.table, parsed, order);
+  const position = parseCursor(input, cursorKey, binding);
   const connections = connectionsOf(context);
   const db = connections[entity.storage];
   const adapter = adapterFor(context, entity.storage);
-  // Built only the first time a shape is seen (the callbacks below); later only the values change.
-  const conditions = () => filters.map((f, i) => filterExpression(entity.table, f, i, adapter));
-  const values = filterValues(filters);
-  const filterShape = filtersShape(filters);
+  const filters: ListFilters = {
+    shape: filtersShape(parsed),
+    values: filterValues(parsed),
+    conditions: () => parsed.map((f, i) => filterExpression(entity.table, f, i, adapter)),
+  };
 
-  const [counted] = await runCached(
-    db,
-    [TOTAL, resource, scopeKey(entity, context.scope), filterShape],
-    () =>
-      [...scopeConditions(entity, context.scope).where, ...conditions()].reduce(
-        (q, w) => q.where(w),
-        db.selectFrom(entity.table).select(sql<number>`count(*)`.as('total')),
-      ),
-    values,
-    { memo: true },
-  );
-  const total = Number(counted?.total ?? 0);
+  const { total, estimated } = await listTotal(resource, context, count.strategy, filters);
+
+  // Reading backward (a prev cursor) walks the order reversed, then turns the page around.
+  const direction = order?.direction ?? 'asc';
+  const backward = position !== null && !position.forward;
+  const scan = backward ? (direction === 'asc' ? 'desc' : 'asc') : direction;
+  const keyset = position && {
+    valueIsNull: order === null || position.value === null,
+    values: {
+      cursor_key: position.key,
+      ...(order && position.value !== null ? { cursor_value: position.value } : {}),
+    },
+  };
 
   let rows: Row[] = [];
-  if (offset < total) {
+  const beyondTheEnd = !position && !estimated && total !== null && offset >= total;
+  if (!beyondTheEnd) {
     rows = await runCached(
       db,
       [
         PAGE,
         ...recordsKey(connections, resource, context.scope, adapter),
-        filterShape,
+        filters.shape,
         order?.column ?? null,
-        order?.direction ?? null,
+        scan,
         perPage,
+        keyset ? (keyset.valueIsNull ? 'after null' : 'after value') : 'offset',
       ],
       () => {
-        const ordered = <Q extends Select>(query: Q): Q => {
+        // The list's order on `source` (the table, or the derived table of a cursor's branches).
+        const ordered = <Q extends Select>(query: Q, source = entity.table): Q => {
           const sorted = order
-            ? query.orderBy(`${entity.table}.${order.column}`, (o) =>
+            ? query.orderBy(`${source}.${order.column}`, (o) =>
                 adapter.nullsSortLow
-                  ? o[order.direction]()
-                  : order.direction === 'asc'
+                  ? o[scan]()
+                  : scan === 'asc'
                     ? o.asc().nullsFirst()
                     : o.desc().nullsLast(),
               )
             : query;
           // The key breaks ties so pages never overlap or skip a row.
-          return sorted.orderBy(
-            `${entity.table}.${entity.primaryKey}`,
-            order?.direction ?? 'asc',
-          ) as Q;
+          return sorted.orderBy(`${source}.${entity.primaryKey}`, scan) as Q;
         };
-        // LIMIT is a literal (per_page takes few values): SQLite re-prepares a statement at every
-        // execution when its LIMIT is a bound parameter. OFFSET does not have that cost.
-        const page = <Q extends Select>(query: Q): Q =>
-          ordered(query).limit(sql.lit(perPage)).offset(param<number>('offset')) as Q;
-        const records = selectRecords(connections, resource, context.scope, adapter);
-        if (filters.length === 0) return page(records);
-        // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
-        // for the page's rows only, even when the plan filters through one index and sorts.
-        const keys = page(
-          [...scopeConditions(entity, context.scope).where, ...conditions()].reduce(
+        // One row more than the page: whether another page follows. LIMIT is a literal (per_page
+        // takes few values): SQLite re-prepares a statement at every execution when its LIMIT is
+        // a bound parameter. OFFSET does not have that cost.
+        const limited = <Q extends Select>(query: Q, source?: string): Q =>
+          ordered(query, source).limit(sql.lit(perPage + 1)) as Q;
+        const filtered = (columns: string[]) =>
+          [...scopeConditions(entity, context.scope).where, ...filters.conditions()].reduce(
             (q, w) => q.where(w),
-            db.selectFrom(entity.table).select(`${entity.table}.${entity.primaryKey}`) as Select,
-          ),
-        );
+            db
+              .selectFrom(entity.table)
+              .select(columns.map((c) => `${entity.table}.${c}`)) as Select,
+          );
+        const records = selectRecords(connections, resource, context.scope, adapter);
+        let keys: Select;
+        if (keyset) {
+          // By cursor: the page's keys from the branches of the position (query/cursor.ts), each
+          // an index range read in order and limited to the page, merged in the list's order.
+          const columns = order ? [entity.primaryKey, order.column] : [entity.primaryKey];
+          const [first, second] = keysetBranches(
+            entity.table,
+            order?.column ?? null,
+            entity.primaryKey,
+            scan,
+            keyset.valueIsNull,
+          ).map((condition) => limited(filtered(columns).where(condition)));
+          keys =
+            second && first
+              ? limited(
+                  db
+                    .selectFrom(
+                      db
+                        .selectFrom(first.as('first_branch'))
+                        .selectAll()
+                        .unionAll(db.selectFrom(second.as('second_branch')).selectAll())
+                        .as('branches'),
+                    )
+                    .select(`branches.${entity.primaryKey}`) as Select,
+                  'branches',
+                )
+              : (first as Select);
+        } else {
+          const page = <Q extends Select>(query: Q): Q =>
+            limited(query).offset(param<number>('offset')) as Q;
+          if (parsed.length === 0) return page(records);
+          // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
+          // for the page's rows only, even when the plan filters through one index and sorts.
+          keys = page(filtered([entity.primaryKey]));
+        }
         // Read through a derived table: MySQL refuses LIMIT directly inside IN (...).
         const pageKeys = db
           .selectFrom(keys.as('page_keys'))
           .select(`page_keys.${entity.primaryKey}`);
         return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
       },
-      { ...values, offset },
+      { ...filters.values, ...(keyset ? keyset.values : { offset }) },
       // A page can be large (issue 19): where the engine reads synchronously, read it in slices.
       { sliced: true },
     );
   }
-  const records = await assembleRecords(connections, resource, context.scope, adapter, rows);
+  const more = rows.length > perPage;
+  const shown = rows.slice(0, perPage);
+  if (backward) shown.reverse();
+
+  const cursorAt = (at: Position) => encodeCursor(cursorKey, binding, at);
+  const around = (row: Row | undefined, forward: boolean) =>
+    row &&
+    cursorAt({ forward, value: order ? row[order.column] : null, key: row[entity.primaryKey] });
+  const first = shown[0];
+  const last = shown[shown.length - 1];
+  // An empty page read by cursor still leads back the way it came: from the cursor's position.
+  const turned = position && cursorAt({ ...position, forward: !position.forward });
+  const next = backward
+    ? (around(last, true) ?? turned)
+    : more
+      ? (around(last, true) ?? null)
+      : null;
+  const prev = backward
+    ? more
+      ? (around(first, false) ?? null)
+      : null
+    : position || offset > 0
+      ? (around(first, false) ?? turned ?? null)
+      : null;
+
+  const records = await assembleRecords(connections, resource, context.scope, adapter, shown);
+  const meta: ListMeta = {
+    total,
+    per_page: perPage,
+    current_page: position ? null : page,
+    last_page: total === null ? null : Math.max(1, Math.ceil(total / perPage)),
+  };
+  if (count.requested || 'cursor' in input)
+    Object.assign(meta, {
+      total_estimated: estimated,
+      has_more: next !== null,
+      next_cursor: next,
+      prev_cursor: prev,
+    });
   return {
-    data: records.map(resource.index),
-    meta: {
-      total,
-      per_page: perPage,
-      current_page: page,
-      last_page: Math.max(1, Math.ceil(total / perPage)),
-    },
+    body: { data: records.map(resource.index), meta },
+    next,
+    prev,
+    preferenceApplied: count.preferenceApplied,
   };
 }

@@ -10,6 +10,7 @@ import {
   projectionPicks,
   projectionRoots,
 } from '../output/projection.js';
+import { COUNT_STRATEGIES, type CountStrategy } from '../query/count.js';
 import {
   type Action,
   type AuthorizationRequest,
@@ -43,6 +44,9 @@ export interface Resource {
   readonly maxDetailRows: number;
   /** ResourceConfig.requireIfMatch. */
   readonly requireIfMatch: boolean;
+  /** ResourceConfig.defaultCount and countThreshold (issue 21). */
+  readonly defaultCount: CountStrategy;
+  readonly countThreshold: number;
   readonly details: ReadonlyMap<string, HasMany>;
   readonly index: Projector;
   readonly show: Projector;
@@ -149,6 +153,13 @@ export function defineResource(config: ResourceConfig): Resource {
   if (requireIfMatch && !entity.versionColumn)
     fail(`requireIfMatch needs a versionColumn on ${entity.name}: without one no ETag can match`);
 
+  const defaultCount = config.defaultCount ?? DEFAULTS.defaultCount;
+  if (!COUNT_STRATEGIES.includes(defaultCount))
+    fail(`defaultCount must be one of ${COUNT_STRATEGIES.join(', ')}, got "${defaultCount}"`);
+  const countThreshold = config.countThreshold ?? DEFAULTS.countThreshold;
+  if (!Number.isInteger(countThreshold) || countThreshold < 1)
+    fail('countThreshold must be a positive integer');
+
   const hidden = new Set(config.hidden ?? DEFAULTS.hidden);
   const known = new Set([
     ...entity.columns,
@@ -192,6 +203,8 @@ export function defineResource(config: ResourceConfig): Resource {
     maxPerPage,
     maxDetailRows,
     requireIfMatch,
+    defaultCount,
+    countThreshold,
     details,
     index: compileProjection(indexFields, primaryKey, hidden, transformers),
     show: compileProjection(showFields, primaryKey, hidden, transformers),

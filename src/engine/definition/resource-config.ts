@@ -3,6 +3,7 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { Entity, Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
+import type { CountStrategy } from '../query/count.js';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 export const ACTIONS: readonly Action[] = ['list', 'show', 'create', 'update', 'delete'];
@@ -45,6 +46,13 @@ export interface ResourceConfig {
    */
   readonly requireIfMatch?: boolean;
   readonly transformers?: Readonly<Record<string, Transformer>>;
+  /**
+   * How a list counts its total when the request names no strategy (issue 21): `exact` (SPEC.md
+   * 4.2's meta), `estimated` or `none`.
+   */
+  readonly defaultCount?: CountStrategy;
+  /** count=estimated counts exactly up to this many rows and estimates above (issue 21). */
+  readonly countThreshold?: number;
   /** Plural label (`Import templates`); default: from the route's path. */
   readonly label?: string;
   /** Singular label (`Import template`); default: from the route's id parameter. */
@@ -87,4 +95,6 @@ export const DEFAULTS = Object.freeze({
   maxDetailRows: 1000,
   requireIfMatch: false,
   transformers: {},
+  defaultCount: 'exact' as CountStrategy,
+  countThreshold: 1000,
 });

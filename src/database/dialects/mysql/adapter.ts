@@ -3,6 +3,7 @@
 // come from the insert result; timestamps are DATETIME(3) in UTC.
 import { sql } from 'kysely';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { estimateCount } from './count-estimate.js';
 
 /** No pooled connection within DB_CONNECT_TIMEOUT_MS (connect.ts; mysql2's own pool has no limit). */
 export const ACQUIRE_TIMEOUT = 'POOL_ACQUIRE_TIMEOUT';
@@ -53,6 +54,7 @@ export const mysqlAdapter: DialectAdapter = {
   nullsSortLow: true,
   childRowsUnderLock: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
+  estimateCount,
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;

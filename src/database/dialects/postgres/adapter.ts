@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { insertRows } from '../../write-statements.js';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { estimateCount } from './count-estimate.js';
 import { typeParser } from './type-parsers.js';
 
 /** SQLSTATE classes that mean "the server cannot be reached or is going away". */
@@ -64,6 +65,7 @@ export const postgresAdapter: DialectAdapter = {
   childRowsUnderLock: false,
   nullsSortLow: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
+  estimateCount,
   toTimestamp: (date) => date,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;

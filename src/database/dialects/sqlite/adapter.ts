@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { insertRows } from '../../write-statements.js';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { estimateCount } from './count-estimate.js';
 
 export const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
@@ -43,6 +44,7 @@ export const sqliteAdapter: DialectAdapter = {
   nullsSortLow: true,
   // One writer at a time already: a write transaction holds the only write connection.
   lockForUpdate: (query) => query,
+  estimateCount,
   toTimestamp: (date) => date.toISOString(),
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error) || !('code' in error)) return null;
