@@ -378,7 +378,10 @@ export function resourceOperations(route: ResourceRoute): {
       false,
       listErrors,
       {
-        '200': { description: 'The headers the list would answer.', headers: { ...listEtag, ...listHeaders } },
+        '200': {
+          description: 'The headers the list would answer.',
+          headers: { ...listEtag, ...listHeaders },
+        },
         ...NOT_MODIFIED(listEtag),
       },
       { parameters },
