@@ -16,7 +16,7 @@ function errorText(error) {
   // An assertion whose message is empty still says what it compared.
   const message =
     cause?.message ||
-    (cause && 'actual' in cause
+    (cause && typeof cause === 'object' && 'actual' in cause
       ? `${cause.code ?? 'assertion'}: expected ${JSON.stringify(cause.expected)}, got ${JSON.stringify(cause.actual)}`
       : String(cause));
   return message
@@ -73,8 +73,14 @@ export default async function* reporter(source) {
       } else {
         summary.failed += 1;
         entry.failed += 1;
-        summary.failures.push({ file: rel(data.file), name: data.name });
-        yield `  ✖ ${data.name}\n    in ${rel(data.file)}\n${errorText(data.details?.error)}\n`;
+        const error = errorText(data.details?.error);
+        // The summary repeats the error's first lines: a CI log may keep only its tail.
+        summary.failures.push({
+          file: rel(data.file),
+          name: data.name,
+          error: error.split('\n').slice(0, 6).join('\n'),
+        });
+        yield `  ✖ ${data.name}\n    in ${rel(data.file)}\n${error}\n`;
       }
     }
     if (type === 'test:complete' && isFile(data)) {

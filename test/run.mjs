@@ -261,7 +261,10 @@ for (const engine of planned) {
       `#     skipped ${suites.length} suite${suites.length === 1 ? '' : 's'}: ${reason} (${where})`,
     );
   }
-  for (const failure of summary.failures) console.log(`#     ✖ ${failure.name} (${failure.file})`);
+  for (const failure of summary.failures) {
+    console.log(`#     ✖ ${failure.name} (${failure.file})`);
+    if (failure.error) console.log(failure.error.replace(/^/gm, '#   '));
+  }
 }
 if (interrupted) console.log('# interrupted');
 process.exit(failed ? 1 : 0);

@@ -11,14 +11,14 @@ import { verifyPassword } from '../../src/auth/passwords.js';
 import { commands } from '../../src/cli/commands/index.js';
 import { connectDatabase } from '../../src/database/connect.js';
 import { cliWorkingDir, type Run, runCli, SVC } from '../helpers/cli.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
 
 // Every run here is on a SQLite file in DATA_DIR (svc() drops DATABASE_URL): the PostgreSQL and
 // MariaDB passes would only repeat it.
-const skip =
-  process.env.SVC_TEST_ENGINE !== undefined &&
-  process.env.SVC_TEST_ENGINE !== 'sqlite' &&
-  'the CLI runs here on a SQLite file whatever the engine: run in the SQLite pass only';
+const skip = sqlitePassOnly(
+  'the CLI runs here on a SQLite file whatever the engine: run in the SQLite pass only',
+);
 
 function svc(dataDir: string, args: string[], input?: string): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD };

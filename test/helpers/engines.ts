@@ -10,6 +10,14 @@ export type TestEngine = 'sqlite' | 'postgres' | 'mysql';
 export const testEngine: TestEngine =
   (process.env.SVC_TEST_ENGINE as TestEngine | undefined) ?? 'sqlite';
 
+/**
+ * A suite's `skip` for what does not depend on the engine (or is SQLite's own): false in the
+ * SQLite pass of test/run.mjs, `why` with the engine in the others, so it runs exactly once.
+ */
+export function sqlitePassOnly(why: string): string | false {
+  return testEngine === 'sqlite' ? false : `${why} (this run is ${testEngine})`;
+}
+
 export interface TestDatabase {
   /** DATABASE_URL for the server; undefined means the default SQLite file in DATA_DIR. */
   readonly url: string | undefined;

@@ -121,19 +121,22 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     await server?.close();
   });
 
-  it('/health is answered while two lists of 40 descriptions at the body limit are read and streamed, the event loop never busy for 100 ms of CPU, and the lists arrive whole', async () => {
-    // Between two turns of a 5 ms timer, the CPU time the process used: what a request arriving
-    // then waits for on a machine of its own. (Wall time adds what other processes take on a
-    // shared machine, so the longest wall gap is reported, not asserted.)
+  it('/health is answered while two lists of 40 descriptions at the body limit are read and streamed, the event loop never held for 100 ms, and the lists arrive whole', async () => {
+    // Between two turns of a 5 ms timer, how long the event loop was held: the wall time, capped
+    // by the CPU time the process used meanwhile. Wall time alone adds what other processes take on
+    // a shared machine; CPU time alone adds what the garbage collector's helper threads use beside
+    // the loop. A stall counts only when both say so.
     let busiest = 0;
-    let longestGap = 0;
+    let busiestCpu = 0;
+    let busiestGap = 0;
     let cpu = process.cpuUsage();
     let last = performance.now();
     const ticks = setInterval(() => {
       const used = process.cpuUsage(cpu);
       const now = performance.now();
-      busiest = Math.max(busiest, (used.user + used.system) / 1000);
-      longestGap = Math.max(longestGap, now - last);
+      const cpuMs = (used.user + used.system) / 1000;
+      const held = Math.min(cpuMs, now - last);
+      if (held > busiest) [busiest, busiestCpu, busiestGap] = [held, cpuMs, now - last];
       cpu = process.cpuUsage();
       last = now;
     }, 5);
@@ -163,7 +166,7 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     assert.ok(answeredMidList >= 5, `${answeredMidList} /health answers while the lists ran`);
     assert.ok(
       busiest < 100,
-      `the event loop was busy for up to ${busiest.toFixed(0)} ms of CPU at once (${longestGap.toFixed(0)} ms of wall time)`,
+      `the event loop was held for up to ${busiest.toFixed(0)} ms at once (${busiestCpu.toFixed(0)} ms of CPU in ${busiestGap.toFixed(0)} ms of wall time)`,
     );
   });
 });

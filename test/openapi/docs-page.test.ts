@@ -10,17 +10,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { testEngine } from '../helpers/engines.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** A host name that is not loopback (Chromium maps it to 127.0.0.1): the page as users reach it. */
 const NAMED_HOST = 'svc-docs.test';
 
-const skip =
-  testEngine === 'sqlite'
-    ? false
-    : `the API reference page is the same on every engine: it is checked on SQLite only (this run is ${testEngine})`;
+const skip = sqlitePassOnly(
+  'the API reference page is the same on every engine: it is checked on SQLite only',
+);
 
 interface Visit {
   readonly page: Page;

@@ -8,14 +8,11 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { loadConfig } from '../../src/config/config.js';
-import { testEngine } from '../helpers/engines.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const skip =
-  testEngine === 'sqlite'
-    ? false
-    : 'SQLite only: checkpoints are how its WAL reaches the database file';
+const skip = sqlitePassOnly('SQLite only: checkpoints are how its WAL reaches the database file');
 const WRITES = 5;
 
 /** Templates titled `prefix…` in a copy of the database file without its WAL (null: a torn copy). */

@@ -5,14 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type BuiltWeb, buildWeb } from '../../scripts/build-web.mjs';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const BUDGET_GZIP = 60 * 1024;
-const sqliteOnly =
-  process.env.SVC_TEST_ENGINE !== undefined && process.env.SVC_TEST_ENGINE !== 'sqlite';
 
 describe('the admin front end: serving', {
-  skip: sqliteOnly && 'serving does not depend on the database engine: run on SQLite only',
+  skip: sqlitePassOnly('serving does not depend on the database engine: run on SQLite only'),
 }, () => {
   let server: TestServer;
   let built: BuiltWeb;
