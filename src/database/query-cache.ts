@@ -16,7 +16,7 @@ const SQL_CHARACTERS_LIMIT = 4 * 1024 * 1024;
 
 /**
  * When the engine may answer a query from the result of the same query earlier: exact, never a
- * time-based cache. `true`: while no commit at all has happened since. `{tables}`: while no
+ * time-based cache. `true`: while no commit at all has happened since (SQLite, PostgreSQL). `{tables}`: while no
  * commit may have changed one of `tables` (the engine adds what can change them, such as a
  * cascading delete); for a hot lookup over tables that the common writes do not touch.
  */
@@ -52,6 +52,19 @@ export function registerDirectReader(db: Db, reader: DirectExecutor): void {
  */
 export function registerDirectTransaction(trx: Db, executor: DirectExecutor): void {
   direct.set(trx, { executor, statements: 'all' });
+}
+
+/**
+ * Runs a memoised SELECT (MemoScope `true`) on an engine that checks its memo inside the
+ * statement itself (PostgreSQL: dialects/postgres/snapshot-memo.ts): still one statement.
+ */
+export type StatementMemo = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+
+const statementMemos = new WeakMap<Db, StatementMemo>();
+
+/** Lets memoised SELECTs on `db` (never on one of its transactions) go through `memo`. */
+export function registerStatementMemo(db: Db, memo: StatementMemo): void {
+  statementMemos.set(db, memo);
 }
 
 /** Runs a cached SELECT that may be large in slices, serving the event loop between them. */
@@ -238,6 +251,8 @@ export async function runCached<R>(
   if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
     return shortcut.executor(template.sql, parameters, options.memo) as R[];
   }
+  const memo = options.memo === true && !db.isTransaction && statementMemos.get(db);
+  if (memo) return (await memo(template.sql, parameters)) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
 }

@@ -43,4 +43,24 @@ describe('list totals stay exact', () => {
     }
     assert.equal(await total(active), before + 1);
   });
+
+  it('a row written in a transaction still open when the total was counted is counted once it commits', async () => {
+    const before = await total(active);
+    const outside = connectDatabase(server.databaseUrl, loadConfig({ DATA_DIR: server.dataDir }));
+    try {
+      await outside.transaction(async (trx) => {
+        await trx
+          .insertInto('import_templates')
+          .values({ title: 'Later', database_name: 'erp', mapping_json: '{}', active: 'Y' })
+          .execute();
+        // Not committed yet: not counted, however often the total is asked for.
+        assert.equal(await total(active), before);
+        assert.equal(await total(active), before);
+      });
+    } finally {
+      await outside.close();
+    }
+    assert.equal(await total(active), before + 1);
+    assert.equal(await total(active), before + 1);
+  });
 });

@@ -6,9 +6,11 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
+import { registerStatementMemo } from '../../query-cache.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
 import { nameStatements } from './named-statements.js';
+import { snapshotMemo } from './snapshot-memo.js';
 import { typeParser } from './type-parsers.js';
 
 export function connectPostgres(url: string, options: PoolOptions): Database {
@@ -37,6 +39,7 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
     dialect: new PostgresDialect({ pool }),
     log: countingLog(() => (executed += 1)),
   });
+  registerStatementMemo(db, snapshotMemo(db));
   return {
     db,
     adapter: postgresAdapter,

@@ -1,0 +1,52 @@
+// Exact result memos on PostgreSQL (query-cache MemoScope `true`: a list's total, issue 22). A
+// statement's snapshot (pg_current_snapshot(): xmin, xmax and the transactions in progress)
+// fixes which commits it sees, so two statements with equal snapshots read the same data, on any
+// instance. A memoised statement is sent wrapped: it answers its snapshot, and runs the query
+// only when that snapshot differs from the one of the rows kept (the scalar sub-query is an
+// init plan, which PostgreSQL runs only when the CASE reaches it). Still one statement per call;
+// a commit that wrote anything moves the snapshot, so the query runs again. Outside transactions
+// only (query-cache): a transaction's own writes are not in its snapshot.
+import { CompiledQuery } from 'kysely';
+import type { Db } from '../../db.js';
+import type { StatementMemo } from '../../query-cache.js';
+
+/** Results kept per process; past it the memo starts again empty. */
+const LIMIT = 500;
+
+interface Kept {
+  readonly snapshot: string;
+  readonly rows: unknown[];
+}
+
+interface Wrapped {
+  readonly snapshot: string;
+  /** null when the snapshot was the one given: the rows kept are the answer. */
+  readonly rows: unknown[] | null;
+}
+
+/** The rows come back through json_agg: numbers and text as JSON has them (counts, here). */
+function wrap(text: string, parameterCount: number): string {
+  return (
+    `select s.snapshot, case when s.snapshot = $${parameterCount + 1} then null` +
+    ` else (select coalesce(json_agg(q), '[]'::json) from (${text}) as q) end as rows` +
+    ' from (select pg_current_snapshot()::text as snapshot) as s'
+  );
+}
+
+export function snapshotMemo(db: Db): StatementMemo {
+  const kept = new Map<string, Kept>();
+  return async (text, parameters) => {
+    const key = `${text}\u0000${JSON.stringify(parameters)}`;
+    const known = kept.get(key);
+    const { rows } = await db.executeQuery<Wrapped>(
+      CompiledQuery.raw(wrap(text, parameters.length), [...parameters, known?.snapshot ?? '']),
+    );
+    const [answer] = rows;
+    if (!answer) throw new Error('the memoised statement answered no row');
+    if (answer.rows === null && known) return known.rows;
+    const fresh = answer.rows ?? [];
+    if (kept.size >= LIMIT) kept.clear();
+    kept.set(key, { snapshot: answer.snapshot, rows: fresh });
+    return fresh;
+  };
+}
