@@ -27,7 +27,8 @@ async function drawn(db: Db, memo = true): Promise<number> {
 }
 
 describe('PostgreSQL: a memoised result is answered while the snapshot is the one it was read in', {
-  skip: testEngine === 'postgres' ? false : 'the snapshot memo is PostgreSQL’s (SQLite has its own)',
+  skip:
+    testEngine === 'postgres' ? false : 'the snapshot memo is PostgreSQL’s (SQLite has its own)',
 }, () => {
   let server: TestServer;
   let db: Db;
