@@ -46,6 +46,20 @@ describe('PostgreSQL named prepared statements', {
     assert.deepEqual(await prepared(), before);
   });
 
+  it('the first page of a list has no OFFSET value: after five runs PostgreSQL keeps one plan for it instead of planning it at every run', async () => {
+    for (let i = 0; i < 8; i += 1) assertJson(await server.get(`${PATH}?sort=title`), 200);
+    const { rows } = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
+      select statement, generic_plans, custom_plans from pg_prepared_statements
+      where name like 'svc\\_%' and statement like '%order by "import_templates"."title"%'`.execute(
+      server.service.database.db,
+    );
+    const [page] = rows;
+    assert.equal(rows.length, 1, 'one page statement');
+    assert.doesNotMatch(page?.statement ?? '', /offset/i);
+    assert.ok(Number(page?.generic_plans) >= 3, `${page?.generic_plans} runs on the plan kept`);
+    assert.ok(Number(page?.custom_plans) <= 5, `${page?.custom_plans} runs planned anew`);
+  });
+
   it('names one text the same way every time, and no two texts alike', async () => {
     const names = await prepared();
     assert.ok(names.size > 0);

@@ -119,7 +119,13 @@ export async function listAnswer(
         order?.column ?? null,
         scan,
         perPage,
-        keyset ? (keyset.valueIsNull ? 'after null' : 'after value') : 'offset',
+        keyset
+          ? keyset.valueIsNull
+            ? 'after null'
+            : 'after value'
+          : offset === 0
+            ? 'first'
+            : 'offset',
       ],
       () => {
         // The list's order on `source` (the table, or the derived table of a cursor's branches).
@@ -177,8 +183,11 @@ export async function listAnswer(
                 )
               : (first as Select);
         } else {
+          // The first page, the one most asked for, has no OFFSET: a statement with no values
+          // (unfiltered) is planned once, where PostgreSQL plans one with a bound OFFSET anew at
+          // every run (its generic plan cannot know how deep the offset goes).
           const page = <Q extends Select>(query: Q): Q =>
-            limited(query).offset(param<number>('offset')) as Q;
+            (offset === 0 ? limited(query) : limited(query).offset(param<number>('offset'))) as Q;
           if (parsed.length === 0) return page(records);
           // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
           // for the page's rows only, even when the plan filters through one index and sorts.
@@ -190,7 +199,7 @@ export async function listAnswer(
           .select(`page_keys.${entity.primaryKey}`);
         return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
       },
-      { ...filters.values, ...(keyset ? keyset.values : { offset }) },
+      { ...filters.values, ...(keyset ? keyset.values : offset === 0 ? {} : { offset }) },
       // A page can be large (issue 19): where the engine reads synchronously, read it in slices.
       { sliced: true },
     );
