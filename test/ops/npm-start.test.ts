@@ -10,7 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ROOT } from '../helpers/cli.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
+
+const skip = sqlitePassOnly(
+  'every `svc serve` here runs on a SQLite file in DATA_DIR whatever the engine: run in the SQLite pass only',
+);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,7 +48,7 @@ async function until(what: string, check: () => Promise<boolean>, ms: number, lo
   }
 }
 
-describe('npm start', { concurrency: 1 }, () => {
+describe('npm start', { skip, concurrency: 1 }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-npm-start-'));
   const children: ChildProcess[] = [];
   after(() => {

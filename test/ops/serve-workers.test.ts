@@ -10,9 +10,14 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { connectDatabase } from '../../src/database/connect.js';
 import { type Run, runCli } from '../helpers/cli.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { assertJson, httpRequest } from '../helpers/http.js';
 import { ServeProcess } from '../helpers/serve-process.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
+
+const skip = sqlitePassOnly(
+  'every `svc serve` here runs on a SQLite file in DATA_DIR whatever the engine: run in the SQLite pass only',
+);
 
 /** The pids of the workers the primary started and that have not exited, from its log. */
 function liveWorkers(pool: ServeProcess): number[] {
@@ -66,7 +71,7 @@ function ownerOf(port: number, clientPort: number, pids: readonly number[]): num
   );
 }
 
-describe('svc serve --workers 2', () => {
+describe('svc serve --workers 2', { skip }, () => {
   let pool: ServeProcess;
   let port = 0;
   before(async () => {
@@ -179,7 +184,7 @@ describe('svc serve --workers 2', () => {
   });
 });
 
-describe('svc serve --workers when the workers cannot start', () => {
+describe('svc serve --workers when the workers cannot start', { skip }, () => {
   it('a pool whose workers die before listening (port taken) stops with exit 1 instead of restarting them', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -199,7 +204,7 @@ describe('svc serve --workers when the workers cannot start', () => {
   });
 });
 
-describe('svc serve: what --workers refuses', { concurrency: true }, () => {
+describe('svc serve: what --workers refuses', { skip, concurrency: true }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-workers-test-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const serve = (args: string[], env: Record<string, string> = {}): Promise<Run> =>

@@ -5,11 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { cliWorkingDir } from '../helpers/cli.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { ServeProcess } from '../helpers/serve-process.js';
+
+const skip = sqlitePassOnly(
+  'every `svc serve` here runs on a SQLite file in DATA_DIR whatever the engine: run in the SQLite pass only',
+);
 
 const VERSION = (await import('../../package.json', { with: { type: 'json' } })).default.version;
 
-describe('svc serve start-up', { concurrency: true }, () => {
+describe('svc serve start-up', { skip, concurrency: true }, () => {
   const started: ServeProcess[] = [];
   after(() => Promise.all(started.map((s) => s.dispose())));
   const keep = (serve: ServeProcess) => {
