@@ -54,17 +54,34 @@ export function registerDirectTransaction(trx: Db, executor: DirectExecutor): vo
   direct.set(trx, { executor, statements: 'all' });
 }
 
+/** Rows kept by a StatementMemo, with the snapshot of the statement that read them. */
+export interface KeptRows {
+  readonly snapshot: string;
+  readonly rows: readonly unknown[];
+}
+
 /**
- * Runs a memoised SELECT (MemoScope `true`) on an engine that checks its memo inside the
- * statement itself (PostgreSQL: dialects/postgres/snapshot-memo.ts): still one statement.
+ * The memo of an engine that checks it inside the statement itself (PostgreSQL:
+ * dialects/postgres/snapshot-memo.ts): a memoised SELECT (MemoScope `true`) is still one
+ * statement, and another statement may carry the check for it (a list's page, its total).
  */
-export type StatementMemo = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+export interface StatementMemo {
+  run(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
+  /** What is kept for the statement `sql` with `parameters`. */
+  kept(sql: string, parameters: readonly unknown[]): KeptRows | undefined;
+  keep(sql: string, parameters: readonly unknown[], kept: KeptRows): void;
+}
 
 const statementMemos = new WeakMap<Db, StatementMemo>();
 
 /** Lets memoised SELECTs on `db` (never on one of its transactions) go through `memo`. */
 export function registerStatementMemo(db: Db, memo: StatementMemo): void {
   statementMemos.set(db, memo);
+}
+
+/** The StatementMemo of `db`, if its engine has one; none on a transaction. */
+export function statementMemoOf(db: Db): StatementMemo | undefined {
+  return db.isTransaction ? undefined : statementMemos.get(db);
 }
 
 /** Runs a cached SELECT that may be large in slices, serving the event loop between them. */
@@ -251,8 +268,8 @@ export async function runCached<R>(
   if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
     return shortcut.executor(template.sql, parameters, options.memo) as R[];
   }
-  const memo = options.memo === true && !db.isTransaction && statementMemos.get(db);
-  if (memo) return (await memo(template.sql, parameters)) as R[];
+  const memo = options.memo === true && statementMemoOf(db);
+  if (memo) return (await memo.run(template.sql, parameters)) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
 }

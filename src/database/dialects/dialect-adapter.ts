@@ -57,6 +57,12 @@ export interface DialectAdapter {
     where: ReadonlyArray<Expression<SqlBool>>,
     orderBy: string,
   ): RawBuilder<unknown>;
+  /**
+   * The snapshot of the statement it is in, as text: two statements with equal snapshots see
+   * the same data (PostgreSQL's pg_current_snapshot()). With the engine's StatementMemo
+   * (query-cache) it lets a list's page carry its total, counted only when the snapshot moved.
+   */
+  readonly snapshot?: RawBuilder<string>;
   /** One value of a childRows row -> the value a plain select of its column gives. */
   childValue?(value: unknown): unknown;
   /**

@@ -4,8 +4,15 @@
 // PostgreSQL's planner, MariaDB's EXPLAIN; one statement more) or, where the engine has none
 // (SQLite), an extrapolation the bounded count's statement also reads: the share of matches
 // among the newest SAMPLE rows times the table's key span. none: no statement.
-import { type Expression, type SqlBool, sql } from 'kysely';
-import { compiledStatement, runCached, statementSite } from '../../database/query-cache.js';
+import { type AliasedRawBuilder, type Expression, type SqlBool, sql } from 'kysely';
+import {
+  compiledStatement,
+  param,
+  runCached,
+  statementMemoOf,
+  statementSite,
+} from '../../database/query-cache.js';
+import type { Row } from '../../model/entity.js';
 import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -31,6 +38,21 @@ const ESTIMATED = statementSite('list estimated total');
 /** Rows the SQLite extrapolation reads: a share of matches within about 2 % (at 27 % matching). */
 const SAMPLE = 5000;
 
+/** The rows of the list's table the caller may see that match the filters. */
+function matching(resource: Resource, context: EngineContext, filters: ListFilters) {
+  const { entity } = resource;
+  const db = connectionsOf(context)[entity.storage];
+  const filtered = (query: Select) =>
+    [...scopeConditions(entity, context.scope).where, ...filters.conditions()].reduce(
+      (q, w) => q.where(w),
+      query,
+    );
+  const from = () => db.selectFrom(entity.table) as unknown as Select;
+  const exact = () => filtered(from().select(sql<number>`count(*)`.as('total')));
+  const key = [TOTAL, resource, scopeKey(entity, context.scope), filters.shape] as const;
+  return { db, filtered, from, exact, key };
+}
+
 export async function listTotal(
   resource: Resource,
   context: EngineContext,
@@ -39,22 +61,10 @@ export async function listTotal(
 ): Promise<Total> {
   if (strategy === 'none') return { total: null, estimated: false };
   const { entity } = resource;
-  const db = connectionsOf(context)[entity.storage];
+  const { db, filtered, from, exact, key: totalKey } = matching(resource, context, filters);
   const scopeShape = scopeKey(entity, context.scope);
-  const filtered = (query: Select) =>
-    [...scopeConditions(entity, context.scope).where, ...filters.conditions()].reduce(
-      (q, w) => q.where(w),
-      query,
-    );
-  const from = () => db.selectFrom(entity.table) as unknown as Select;
   if (strategy === 'exact') {
-    const [counted] = await runCached(
-      db,
-      [TOTAL, resource, scopeShape, filters.shape],
-      () => filtered(from().select(sql<number>`count(*)`.as('total'))),
-      filters.values,
-      { memo: true },
-    );
+    const [counted] = await runCached(db, totalKey, exact, filters.values, { memo: true });
     return { total: Number(counted?.total ?? 0), estimated: false };
   }
 
@@ -116,4 +126,61 @@ export async function listTotal(
   }
   // More than the threshold matched: an estimate below that would contradict the count.
   return { total: Math.max(threshold + 1, estimate ?? 0), estimated: true };
+}
+
+const SNAPSHOT_COLUMN = '$total_snapshot';
+const TOTAL_COLUMN = '$total';
+
+/** An exact total that the list's page statement carries (see carriedTotal). */
+export interface CarriedTotal {
+  /** Values of the page statement's placeholders for it. */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** The page's two more columns: its snapshot, and the total unless the kept one holds. */
+  columns(): [AliasedRawBuilder<string, string>, AliasedRawBuilder<number | null, string>];
+  /** The total, from the page's rows (null for an empty page: no row carried it). */
+  read(rows: readonly Row[]): number | null;
+}
+
+/**
+ * On an engine with statement snapshots and a StatementMemo (PostgreSQL), the exact total
+ * travels in the page's own statement: the page answers its snapshot, and counts only when that
+ * differs from the snapshot of the total kept for this statement and these values (the count is
+ * an init plan, run only when the CASE reaches it). One statement less per list than listTotal,
+ * and the same memo entry as listTotal's, so either keeps it for the other. null elsewhere.
+ */
+export function carriedTotal(
+  resource: Resource,
+  context: EngineContext,
+  strategy: CountStrategy,
+  filters: ListFilters,
+): CarriedTotal | null {
+  const { snapshot } = adapterFor(context, resource.entity.storage);
+  const { db, exact, key } = matching(resource, context, filters);
+  const memo = statementMemoOf(db);
+  if (strategy !== 'exact' || !snapshot || !memo) return null;
+  const statement = compiledStatement(db, [...key], exact, filters.values);
+  const kept = memo.kept(statement.sql, statement.parameters);
+  return {
+    values: { kept_total_snapshot: kept?.snapshot ?? '' },
+    columns: () => [
+      snapshot.as(SNAPSHOT_COLUMN),
+      sql<
+        number | null
+      >`case when ${snapshot} = ${param('kept_total_snapshot')} then null else (${exact()}) end`.as(
+        TOTAL_COLUMN,
+      ),
+    ],
+    read(rows) {
+      const [first] = rows;
+      if (!first) return null;
+      const counted = first[TOTAL_COLUMN];
+      if (counted === null && kept) return Number((kept.rows[0] as { total: unknown }).total);
+      const total = Number(counted);
+      memo.keep(statement.sql, statement.parameters, {
+        snapshot: String(first[SNAPSHOT_COLUMN]),
+        rows: [{ total }],
+      });
+      return total;
+    },
+  };
 }

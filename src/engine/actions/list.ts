@@ -24,7 +24,7 @@ import { filterExpression, filtersShape, filterValues, parseFilters } from '../q
 import type { Input } from '../query/input.js';
 import { parsePage } from '../query/paginate.js';
 import { parseSort } from '../query/sort.js';
-import { type ListFilters, listTotal } from './list-total.js';
+import { carriedTotal, type ListFilters, listTotal } from './list-total.js';
 
 export interface ListMeta {
   total: number | null;
@@ -93,7 +93,11 @@ export async function listAnswer(
     conditions: () => parsed.map((f, i) => filterExpression(entity.table, f, i, adapter)),
   };
 
-  const { total, estimated } = await listTotal(resource, context, count.strategy, filters);
+  // PostgreSQL: the page's statement carries the exact total (list-total.ts carriedTotal).
+  const carried = carriedTotal(resource, context, count.strategy, filters);
+  let { total, estimated } = carried
+    ? { total: null as number | null, estimated: false }
+    : await listTotal(resource, context, count.strategy, filters);
 
   // Reading backward (a prev cursor) walks the order reversed, then turns the page around.
   const direction = order?.direction ?? 'asc';
@@ -108,7 +112,7 @@ export async function listAnswer(
   };
 
   let rows: Row[] = [];
-  const beyondTheEnd = !position && !estimated && total !== null && offset >= total;
+  const beyondTheEnd = !carried && !position && !estimated && total !== null && offset >= total;
   if (!beyondTheEnd) {
     rows = await runCached(
       db,
@@ -126,6 +130,7 @@ export async function listAnswer(
           : offset === 0
             ? 'first'
             : 'offset',
+        carried ? 'carries the total' : 'page only',
       ],
       () => {
         // The list's order on `source` (the table, or the derived table of a cursor's branches).
@@ -155,6 +160,8 @@ export async function listAnswer(
               .select(columns.map((c) => `${entity.table}.${c}`)) as Select,
           );
         const records = selectRecords(connections, resource, context.scope, adapter);
+        const withTotal = (query: Select): Select =>
+          carried ? (query.select(carried.columns()) as Select) : query;
         let keys: Select;
         if (keyset) {
           // By cursor: the page's keys from the branches of the position (query/cursor.ts), each
@@ -188,7 +195,7 @@ export async function listAnswer(
           // every run (its generic plan cannot know how deep the offset goes).
           const page = <Q extends Select>(query: Q): Q =>
             (offset === 0 ? limited(query) : limited(query).offset(param<number>('offset'))) as Q;
-          if (parsed.length === 0) return page(records);
+          if (parsed.length === 0) return withTotal(page(records));
           // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
           // for the page's rows only, even when the plan filters through one index and sorts.
           keys = page(filtered([entity.primaryKey]));
@@ -197,12 +204,24 @@ export async function listAnswer(
         const pageKeys = db
           .selectFrom(keys.as('page_keys'))
           .select(`page_keys.${entity.primaryKey}`);
-        return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
+        return withTotal(
+          ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys)),
+        );
       },
-      { ...filters.values, ...(keyset ? keyset.values : offset === 0 ? {} : { offset }) },
+      {
+        ...filters.values,
+        ...(keyset ? keyset.values : offset === 0 ? {} : { offset }),
+        ...carried?.values,
+      },
       // A page can be large (issue 19): where the engine reads synchronously, read it in slices.
       { sliced: true },
     );
+  }
+  if (carried) {
+    // An empty page carries no total: then it is counted on its own.
+    total =
+      carried.read(rows) ?? (await listTotal(resource, context, count.strategy, filters)).total;
+    estimated = false;
   }
   const more = rows.length > perPage;
   const shown = rows.slice(0, perPage);

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { insertRows } from '../../write-statements.js';
 import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
+import { SNAPSHOT } from './snapshot-memo.js';
 import { typeParser } from './type-parsers.js';
 
 /** SQLSTATE classes that mean "the server cannot be reached or is going away". */
@@ -62,6 +63,7 @@ export const postgresAdapter: DialectAdapter = {
   },
   childValue: (value) =>
     Array.isArray(value) ? typeParser(value[0] as number)(value[1] as string) : value,
+  snapshot: SNAPSHOT,
   childRowsUnderLock: false,
   nullsSortLow: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,

@@ -6,17 +6,15 @@
 // init plan, which PostgreSQL runs only when the CASE reaches it). Still one statement per call;
 // a commit that wrote anything moves the snapshot, so the query runs again. Outside transactions
 // only (query-cache): a transaction's own writes are not in its snapshot.
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../../db.js';
-import type { StatementMemo } from '../../query-cache.js';
+import type { KeptRows, StatementMemo } from '../../query-cache.js';
+
+/** The snapshot of the statement it is in, as text (equal texts: the same commits seen). */
+export const SNAPSHOT = sql<string>`pg_current_snapshot()::text`;
 
 /** Results kept per process; past it the memo starts again empty. */
 const LIMIT = 500;
-
-interface Kept {
-  readonly snapshot: string;
-  readonly rows: unknown[];
-}
 
 interface Wrapped {
   readonly snapshot: string;
@@ -34,19 +32,27 @@ function wrap(text: string, parameterCount: number): string {
 }
 
 export function snapshotMemo(db: Db): StatementMemo {
-  const kept = new Map<string, Kept>();
-  return async (text, parameters) => {
-    const key = `${text}\u0000${JSON.stringify(parameters)}`;
-    const known = kept.get(key);
-    const { rows } = await db.executeQuery<Wrapped>(
-      CompiledQuery.raw(wrap(text, parameters.length), [...parameters, known?.snapshot ?? '']),
-    );
-    const [answer] = rows;
-    if (!answer) throw new Error('the memoised statement answered no row');
-    if (answer.rows === null && known) return known.rows;
-    const fresh = answer.rows ?? [];
-    if (kept.size >= LIMIT) kept.clear();
-    kept.set(key, { snapshot: answer.snapshot, rows: fresh });
-    return fresh;
+  const store = new Map<string, KeptRows>();
+  const keyOf = (text: string, parameters: readonly unknown[]) =>
+    `${text}\u0000${JSON.stringify(parameters)}`;
+  const memo: StatementMemo = {
+    kept: (text, parameters) => store.get(keyOf(text, parameters)),
+    keep(text, parameters, kept) {
+      if (store.size >= LIMIT) store.clear();
+      store.set(keyOf(text, parameters), kept);
+    },
+    async run(text, parameters) {
+      const known = memo.kept(text, parameters);
+      const { rows } = await db.executeQuery<Wrapped>(
+        CompiledQuery.raw(wrap(text, parameters.length), [...parameters, known?.snapshot ?? '']),
+      );
+      const [answer] = rows;
+      if (!answer) throw new Error('the memoised statement answered no row');
+      if (answer.rows === null && known) return [...known.rows];
+      const fresh = answer.rows ?? [];
+      memo.keep(text, parameters, { snapshot: answer.snapshot, rows: fresh });
+      return fresh;
+    },
   };
+  return memo;
 }
