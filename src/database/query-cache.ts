@@ -16,9 +16,10 @@ const SQL_CHARACTERS_LIMIT = 4 * 1024 * 1024;
 
 /**
  * When the engine may answer a query from the result of the same query earlier: exact, never a
- * time-based cache. `true`: while no commit at all has happened since (SQLite, PostgreSQL). `{tables}`: while no
- * commit may have changed one of `tables` (the engine adds what can change them, such as a
- * cascading delete); for a hot lookup over tables that the common writes do not touch.
+ * time-based cache. `true`: while no commit at all has happened since (SQLite, PostgreSQL).
+ * `{tables}`: while no commit may have changed one of `tables` (the engine adds what can change
+ * them, such as a cascading delete); for a hot lookup over tables that the common writes do not
+ * touch (SQLite only).
  */
 export type MemoScope = true | { readonly tables: readonly string[] };
 

@@ -155,10 +155,11 @@ export function carriedTotal(
   filters: ListFilters,
 ): CarriedTotal | null {
   const { snapshot } = adapterFor(context, resource.entity.storage);
+  if (strategy !== 'exact' || !snapshot) return null;
   const { db, exact, key } = matching(resource, context, filters);
   const memo = statementMemoOf(db);
-  if (strategy !== 'exact' || !snapshot || !memo) return null;
-  const statement = compiledStatement(db, [...key], exact, filters.values);
+  if (!memo) return null;
+  const statement = compiledStatement(db, key, exact, filters.values);
   const kept = memo.kept(statement.sql, statement.parameters);
   return {
     values: { kept_total_snapshot: kept?.snapshot ?? '' },
