@@ -198,18 +198,24 @@ try {
       }),
     );
   };
-  const rssSamples = []; // {t (s since the measurement started), rss (MiB)}
+  // {t (s since the measurement started), rss, heap (in use), heapTotal (MiB)}
+  const rssSamples = [];
   let measuringSince = null;
   const sampler = setInterval(() => {
     const s = server.stats();
     if (s && measuringSince !== null)
-      rssSamples.push({ t: (Date.now() - measuringSince) / 1000, rss: s.rss_mib });
+      rssSamples.push({
+        t: (Date.now() - measuringSince) / 1000,
+        rss: s.rss_mib,
+        heap: s.heap_used_mib,
+        heapTotal: s.heap_total_mib,
+      });
   }, 1000);
   // RSS at a point: the median of the samples of the 10 s before it (one sample is noise)
-  const rssAt = (t) => {
+  const rssAt = (t, field = 'rss') => {
     const window = rssSamples
-      .filter((s) => s.t > t - 10 && s.t <= t)
-      .map((s) => s.rss)
+      .filter((s) => s.t > t - 10 && s.t <= t && s[field] !== undefined)
+      .map((s) => s[field])
       .sort((a, b) => a - b);
     return window.length ? window[Math.floor(window.length / 2)] : null;
   };
@@ -321,6 +327,11 @@ try {
     max: Math.max(...rssSamples.map((s) => s.rss)),
     every_minute: Array.from({ length: Math.floor(measuredSeconds / 60) }, (_, i) =>
       rssAt(60 * (i + 1)),
+    ),
+    // the JS heap at the same points (in use, reserved): the rest of RSS is native memory
+    heap_used: [10, half, measuredSeconds].map((t) => rssAt(Math.min(t, measuredSeconds), 'heap')),
+    heap_total: [10, half, measuredSeconds].map((t) =>
+      rssAt(Math.min(t, measuredSeconds), 'heapTotal'),
     ),
     margin_percent: RSS_MARGIN,
     note: 'MiB, median of the 1 s samples of the 10 s up to the point; start = first 10 s after warm-up',

@@ -27,6 +27,10 @@ export function printReport(r) {
       `(end within ${m.margin_percent} % of middle: ${m.ok ? 'yes' : 'NO'})` +
       (m.every_minute.length > 0 ? `; minute by minute: ${m.every_minute.join(', ')}` : ''),
   );
+  if (m.heap_used)
+    console.log(
+      `server JS heap (MiB, start / middle / end): in use ${m.heap_used.join(' / ')}, reserved ${m.heap_total.join(' / ')}`,
+    );
   if (r.event_loop_ms)
     console.log(`server event-loop delay (ms, measured part): p50 ${r.event_loop_ms.p50}, p99 ${r.event_loop_ms.p99}, max ${r.event_loop_ms.max}`);
   const n = r.notifications;
