@@ -176,7 +176,6 @@ function encodeKey(key: StatementKey): string {
 interface Template {
   readonly sql: string;
   readonly select: boolean;
-  readonly query: CompiledQuery['query'];
   /** Per compiled parameter: the placeholder's name, or the literal value the builder bound. */
   readonly slots: ReadonlyArray<{ readonly name: string } | { readonly value: unknown }>;
 }
@@ -200,8 +199,8 @@ function templateOf(db: Db, key: string, build: () => Compilable<unknown>): Temp
     const compiled = build().compile();
     template = {
       sql: compiled.sql,
+      // Not the query tree itself: kept for every shape, it held far more heap than the SQL.
       select: compiled.query.kind === 'SelectQueryNode',
-      query: compiled.query,
       slots: compiled.parameters.map((p) =>
         typeof p === 'string' && p.startsWith(SENTINEL)
           ? { name: p.slice(SENTINEL.length) }
