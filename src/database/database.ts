@@ -7,6 +7,11 @@ export interface Database {
   readonly adapter: DialectAdapter;
   /** Statements executed since the database was opened (tests assert fixed counts per request). */
   statementCount(): number;
+  /**
+   * Prepared statements the driver keeps, over all its connections, and the characters of their
+   * SQL (SQLite; tests: the cache stays within its bound).
+   */
+  preparedStatements?(): { readonly statements: number; readonly characters: number };
   /** Runs `work` in one transaction; the transaction's Db is passed in. */
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -21,9 +21,57 @@ import type { SqliteOptions } from './options.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
 import { slicedReader } from './sliced-reader.js';
 
-const STATEMENT_CACHE_LIMIT = 1000;
-/** Also bounded by size (issue 19): a prepared statement costs about as much as its text. */
-const STATEMENT_CACHE_CHARACTERS = 4 * 1024 * 1024;
+/**
+ * Prepared statements held at most, over all the connections of one database (issue 19). A
+ * statement's native memory grows with its SQL: about 13 bytes per character for the list
+ * statements (28 KiB for a 2.2 KB list text), so the characters held are its cost. The bound is
+ * shared: every read connection keeps statements of its own, and a per-connection bound let the
+ * total grow with the connections opened (16 sliced readers, 4 Mi characters each: RSS rose for
+ * the whole of a soak). 2 Mi characters is about 26 MiB of statements.
+ */
+export const STATEMENT_BUDGET_ENTRIES = 2000;
+export const STATEMENT_BUDGET_CHARACTERS = 2 * 1024 * 1024;
+
+interface CachedStatement {
+  readonly sqlText: string;
+  readonly statement: BetterSqlite3.Statement;
+  readonly writes: readonly string[] | null;
+  readonly cache: Map<string, CachedStatement>;
+}
+
+/**
+ * The prepared statements of one database's connections, least recently used first: past the
+ * budget the oldest go, whichever connection they belong to (better-sqlite3 finalizes a
+ * statement once nothing refers to it).
+ */
+class StatementBudget {
+  private readonly order = new Set<CachedStatement>();
+  private characters = 0;
+
+  used(entry: CachedStatement): void {
+    this.order.delete(entry);
+    this.order.add(entry);
+  }
+
+  add(entry: CachedStatement): void {
+    this.order.add(entry);
+    entry.cache.set(entry.sqlText, entry);
+    this.characters += entry.sqlText.length;
+    while (
+      this.order.size > STATEMENT_BUDGET_ENTRIES ||
+      (this.characters > STATEMENT_BUDGET_CHARACTERS && this.order.size > 1)
+    ) {
+      const oldest = this.order.values().next().value as CachedStatement;
+      this.order.delete(oldest);
+      oldest.cache.delete(oldest.sqlText);
+      this.characters -= oldest.sqlText.length;
+    }
+  }
+
+  get size(): { readonly statements: number; readonly characters: number } {
+    return { statements: this.order.size, characters: this.characters };
+  }
+}
 
 function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
   const raw = new BetterSqlite3(file);
@@ -43,29 +91,24 @@ function open(file: string, options: SqliteOptions): BetterSqlite3.Database {
 
 /**
  * Prepared statements kept by SQL text: the same text always has the same shape. On the write
- * connection, `log` hears the tables each execution may write (result-memo.ts).
+ * connection, `log` hears the tables each execution may write (result-memo.ts). All of a
+ * database's caches share `budget`.
  */
 function statementCache(
   raw: BetterSqlite3.Database,
+  budget: StatementBudget,
   counted: () => void,
   log?: WriteLog,
 ): (sqlText: string) => BetterSqlite3.Statement {
-  const statements = new Map<
-    string,
-    { statement: BetterSqlite3.Statement; writes: readonly string[] | null }
-  >();
-  let characters = 0;
+  const statements = new Map<string, CachedStatement>();
   return (sqlText) => {
     counted();
     let entry = statements.get(sqlText);
-    if (!entry) {
-      characters += sqlText.length;
-      if (statements.size >= STATEMENT_CACHE_LIMIT || characters > STATEMENT_CACHE_CHARACTERS) {
-        statements.clear();
-        characters = sqlText.length;
-      }
+    if (entry) budget.used(entry);
+    else {
       const statement = raw.prepare(sqlText);
-      statements.set(sqlText, (entry = { statement, writes: writtenTables(statement) }));
+      entry = { sqlText, statement, writes: writtenTables(statement), cache: statements };
+      budget.add(entry);
     }
     // Kysely and the direct executor both run a statement right after preparing it.
     if (log && (entry.writes === null || entry.writes.length > 0)) log.noteWrite(entry.writes);
@@ -119,7 +162,8 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   };
   // Kysely prepares once per execution, so the cache also counts the statements run.
   const writes = new WriteLog(raw);
-  const prepare = statementCache(raw, count, writes);
+  const budget = new StatementBudget();
+  const prepare = statementCache(raw, budget, count, writes);
   const db: Db = new Kysely({
     dialect: new SqliteDialect({ database: { close: () => raw.close(), prepare } }),
   });
@@ -135,14 +179,14 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
           if (!fullCache) raw.pragma(`cache_size = -${Math.min(options.cacheSizeKib, 2048)}`);
           return raw;
         },
-        statements: (raw) => statementCache(raw, count),
+        statements: (raw) => statementCache(raw, budget, count),
         rowBuilder,
       })
     : null;
   if (reader && sliced) {
     registerSlicedReader(db, sliced.read);
     reader.pragma('query_only = ON');
-    const prepareRead = statementCache(reader, count);
+    const prepareRead = statementCache(reader, budget, count);
     const memo = resultMemo(reader, raw, writes, count);
     registerDirectReader(db, (sqlText, parameters, scope) =>
       scope
@@ -153,7 +197,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
   // A write transaction holds Kysely's only connection (its mutex) from begin to commit, and
   // runs the cached statements on it directly: no executor layers, no await per statement. Its
   // own statement objects, since rowsOf switches them to raw arrays, which Kysely would not expect.
-  const prepareDirect = statementCache(raw, count, writes);
+  const prepareDirect = statementCache(raw, budget, count, writes);
   const execute: DirectExecutor = (sqlText, parameters) => {
     const statement = prepareDirect(sqlText);
     if (statement.reader) return rowsOf(statement, parameters);
@@ -167,6 +211,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
     db,
     adapter: sqliteAdapter,
     statementCount: () => executed,
+    preparedStatements: () => budget.size,
     // IMMEDIATE takes the write lock at begin: a transaction that reads and then writes cannot
     // fail with SQLITE_BUSY_SNAPSHOT when another process committed in between.
     transaction: (work) =>
