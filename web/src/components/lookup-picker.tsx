@@ -67,6 +67,9 @@ export function LookupPicker(props: LookupPickerProps) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
   const query = useRef(0);
+  // The close a blur schedules (so a click on an option lands first); focus coming back cancels
+  // it, or it would shut the options a search opened meanwhile.
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   // The chosen id's label, when the value changes from outside (a loaded record).
   useEffect(() => {
@@ -135,7 +138,10 @@ export function LookupPicker(props: LookupPickerProps) {
         onClick={() => {
           if (!open) find('');
         }}
-        onBlur={() => setTimeout(close, 150)}
+        onBlur={() => {
+          closing.current = setTimeout(close, 150);
+        }}
+        onFocus={() => clearTimeout(closing.current)}
         onKeyDown={(event) => {
           if (event.key === 'ArrowDown') {
             event.preventDefault();
