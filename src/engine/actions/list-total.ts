@@ -49,8 +49,9 @@ function matching(resource: Resource, context: EngineContext, filters: ListFilte
     );
   const from = () => db.selectFrom(entity.table) as unknown as Select;
   const exact = () => filtered(from().select(sql<number>`count(*)`.as('total')));
-  const key = [TOTAL, resource, scopeKey(entity, context.scope), filters.shape] as const;
-  return { db, filtered, from, exact, key };
+  const scopeShape = scopeKey(entity, context.scope);
+  const key = [TOTAL, resource, scopeShape, filters.shape] as const;
+  return { db, filtered, from, exact, key, scopeShape };
 }
 
 export async function listTotal(
@@ -61,8 +62,14 @@ export async function listTotal(
 ): Promise<Total> {
   if (strategy === 'none') return { total: null, estimated: false };
   const { entity } = resource;
-  const { db, filtered, from, exact, key: totalKey } = matching(resource, context, filters);
-  const scopeShape = scopeKey(entity, context.scope);
+  const {
+    db,
+    filtered,
+    from,
+    exact,
+    key: totalKey,
+    scopeShape,
+  } = matching(resource, context, filters);
   if (strategy === 'exact') {
     const [counted] = await runCached(db, totalKey, exact, filters.values, { memo: true });
     return { total: Number(counted?.total ?? 0), estimated: false };
