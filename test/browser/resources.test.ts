@@ -225,6 +225,51 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     assert.equal(await groups.getByRole('row').count(), 3, 'the stored rows, nothing saved');
   });
 
+  it('goes back to the form after Leave even when the back button comes before the next frame', async () => {
+    // The screen left must stop guarding when it goes, not a frame later: a back button pressed
+    // in between used to ask "Leave without saving?" again over the list it had gone to, and
+    // stay there (resources.test.ts timed out once on it in CI). The page's clock is paused
+    // across Leave and Back, so "before the next frame" is certain, not a matter of luck.
+    const created = await api.post('/api/import-templates', {
+      ...template('Left before a frame', 'FRAME'),
+      groups: [{ group_id: 1 }, { group_id: 2 }],
+    });
+    const id = created.body.id;
+    // A context of its own: the clock is installed in it and stays there.
+    const context = await admin.browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-GB',
+      timezoneId: 'Europe/Paris',
+    });
+    context.setDefaultTimeout(30_000);
+    try {
+      const page = await context.newPage();
+      await page.clock.install();
+      await open({ ...admin, context, page }, `/admin/r/import-templates/${id}`);
+      const groups = page.getByRole('region', { name: 'Groups', exact: true });
+      const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+      await groups.getByRole('row').nth(2).getByRole('button', { name: 'Remove row' }).click();
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Groups' })
+        .click();
+      const leave = dialog.getByRole('button', { name: 'Leave' });
+      await leave.waitFor();
+      await page.clock.pauseAt(Date.now() + 5_000);
+      await leave.click();
+      await page.waitForURL(/\/admin\/r\/groups$/);
+      await page.goBack();
+      await page.clock.resume();
+      await groups.getByRole('row').nth(2).or(dialog).waitFor();
+      assert.equal(await dialog.isVisible(), false, 'no question: nothing is unsaved any more');
+      assert.match(page.url(), new RegExp(`/admin/r/import-templates/${id}$`));
+      assert.equal(await groups.getByRole('row').count(), 3, 'the stored rows');
+    } finally {
+      await context.close();
+      await api.delete(`/api/import-templates/${id}`);
+    }
+  });
+
   it('warns before the tab closes with unsaved changes, and not without', async () => {
     const tab = await admin.context.newPage();
     try {

@@ -2,7 +2,7 @@
 // a screen with unsaved changes can hold back (in-app links, the back button), after asking.
 // The question itself is the app's LeaveDialog; this module only keeps the state.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 export const BASE = '/admin';
 
@@ -102,11 +102,16 @@ export function useLocation(): Place {
   return { path: location.pathname, search: new URLSearchParams(location.search), href: current };
 }
 
-/** While `dirty` is true, in-app navigation asks first and closing the tab warns. */
+/**
+ * While `dirty` is true, in-app navigation asks first and closing the tab warns.
+ * A layout effect, not useEffect: Preact runs a passive effect's cleanup after the next paint, so
+ * an unmounted screen (just left with `Leave`) would still block until then, and a back button
+ * pressed before that frame asked again over the next screen and stayed there.
+ */
 export function useLeaveGuard(dirty: boolean): void {
   const latest = useRef(dirty);
   latest.current = dirty;
-  useEffect(() => {
+  useLayoutEffect(() => {
     const blocker = () => latest.current;
     blockers.add(blocker);
     const beforeUnload = (event: BeforeUnloadEvent) => {
