@@ -128,6 +128,58 @@ describe('admin front end: keyboard, small screens, dark scheme, dates, polling'
     }
   });
 
+  it('shows a detail row picker’s options whole over the table, 1280 and 375 px wide', async () => {
+    // The detail table scrolls sideways (overflow-x), which clipped the options placed in it to
+    // a thin line under the input: the first option must be in the viewport and on top.
+    const { page } = admin;
+    const shown = (option: Locator) =>
+      option.evaluate((el) => {
+        const box = el.getBoundingClientRect();
+        const viewport = el.ownerDocument.documentElement;
+        const hit = el.ownerDocument.elementFromPoint(
+          box.left + box.width / 2,
+          box.top + box.height / 2,
+        );
+        return {
+          inViewport:
+            box.height > 0 &&
+            box.top >= 0 &&
+            box.left >= 0 &&
+            box.bottom <= viewport.clientHeight &&
+            box.right <= viewport.clientWidth,
+          onTop: hit !== null && el.contains(hit),
+        };
+      });
+    try {
+      await open(admin, '/admin/r/import-templates/new');
+      const groups = page.getByRole('region', { name: 'Groups', exact: true });
+      await groups.getByRole('button', { name: 'Add row' }).click();
+      const picker = groups.getByRole('combobox', { name: 'Group' });
+      const option = groups.getByRole('option', { name: 'Editors' });
+      for (const width of [1280, 375]) {
+        await page.setViewportSize({ width, height: 740 });
+        await picker.scrollIntoViewIfNeeded();
+        await picker.click();
+        await option.waitFor();
+        assert.deepStrictEqual(
+          await shown(option),
+          { inViewport: true, onTop: true },
+          `${width} px`,
+        );
+        const pageWidth = await page.evaluate('document.documentElement.scrollWidth');
+        assert.ok(Number(pageWidth) <= width, `the page is ${pageWidth} px wide at ${width} px`);
+        await page.keyboard.press('Escape');
+        await option.waitFor({ state: 'hidden' });
+      }
+      // Where it is seen is where a click chooses it.
+      await picker.click();
+      await option.click();
+      assert.equal(await picker.inputValue(), 'Editors');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('follows prefers-color-scheme: dark, and passes axe-core there too', async () => {
     const { page } = admin;
     await page.emulateMedia({ colorScheme: 'dark' });

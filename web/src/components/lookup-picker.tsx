@@ -1,7 +1,10 @@
 // A picker for a foreign key (issue 18): an ARIA combobox over GET <lookup>?search=<text>
 // (`{data: [{id, label}]}`, at most 20), showing the label of the chosen id (`?ids=<id>`).
 // Keyboard: type to search, ArrowDown/ArrowUp to move, Enter to choose, Esc to close.
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+// The options are placed in the viewport (position: fixed) from the input's box, not inside the
+// picker: a detail table scrolls sideways (overflow-x), which clips anything absolutely placed
+// in it in both directions, and its rows are short, so the options showed as a thin line.
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { LookupItem } from '../../../src/engine/description/metadata-types.js';
 import { get } from '../lib/api.js';
 
@@ -45,6 +48,34 @@ export async function labelOf(lookup: string, id: string): Promise<string | null
   return known(lookup).get(id) ?? null;
 }
 
+/** Room kept between the options and the viewport's edge, and between them and the input. */
+const EDGE = 8;
+const GAP = 2;
+
+/**
+ * Puts the options under the input (above it when there is more room there), as wide as the
+ * input and no taller than the room, in viewport coordinates.
+ */
+function placeOptions(input: HTMLElement, list: HTMLElement): void {
+  const box = input.getBoundingClientRect();
+  const viewport = document.documentElement;
+  const below = viewport.clientHeight - box.bottom - GAP - EDGE;
+  const above = box.top - GAP - EDGE;
+  // The height they want: all of them (scrollHeight, whatever max-height cuts off now, and the
+  // borders), at most 15rem.
+  const rem = Number.parseFloat(getComputedStyle(viewport).fontSize);
+  const wanted = Math.min(list.scrollHeight + 2, 15 * rem);
+  const up = below < wanted && above > below;
+  const style = list.style;
+  // Under the input, cut to the viewport sideways (an input partly scrolled out of its table).
+  const left = Math.max(0, box.left);
+  style.left = `${left}px`;
+  style.width = `${Math.max(Math.min(box.right, viewport.clientWidth) - left, 0)}px`;
+  style.maxHeight = `${Math.max(Math.min(up ? above : below, 15 * rem), 0)}px`;
+  style.top = up ? '' : `${box.bottom + GAP}px`;
+  style.bottom = up ? `${viewport.clientHeight - box.top + GAP}px` : '';
+}
+
 export interface LookupPickerProps {
   readonly id?: string;
   readonly lookup: string;
@@ -67,6 +98,9 @@ export function LookupPicker(props: LookupPickerProps) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
   const query = useRef(0);
+  const input = useRef<HTMLInputElement>(null);
+  const list = useRef<HTMLDivElement>(null);
+  const showing = open && options.length > 0;
   // The close a blur schedules (so a click on an option lands first); focus coming back cancels
   // it, or it would shut the options a search opened meanwhile.
   const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -86,6 +120,24 @@ export function LookupPicker(props: LookupPickerProps) {
       live = false;
     };
   }, [lookup, value]);
+
+  // Placed before the options are painted, after every render (the options change, or a row
+  // above comes or goes), and again while any scroller moves or the window is resized.
+  useLayoutEffect(() => {
+    if (showing && input.current && list.current) placeOptions(input.current, list.current);
+  });
+  useEffect(() => {
+    if (!showing) return;
+    const place = () => {
+      if (input.current && list.current) placeOptions(input.current, list.current);
+    };
+    addEventListener('scroll', place, true);
+    addEventListener('resize', place);
+    return () => {
+      removeEventListener('scroll', place, true);
+      removeEventListener('resize', place);
+    };
+  }, [showing]);
 
   const find = (term: string) => {
     const ticket = ++query.current;
@@ -117,6 +169,7 @@ export function LookupPicker(props: LookupPickerProps) {
   return (
     <div class="picker">
       <input
+        ref={input}
         id={props.id}
         type="text"
         role="combobox"
@@ -163,7 +216,7 @@ export function LookupPicker(props: LookupPickerProps) {
           }
         }}
       />
-      <div id={listId} role="listbox" class="picker-list" hidden={!open || options.length === 0}>
+      <div ref={list} id={listId} role="listbox" class="picker-list" hidden={!showing}>
         {options.map((item, index) => (
           // biome-ignore lint/a11y/useKeyWithClickEvents: the keys are the combobox's (aria-activedescendant): focus stays in the input
           <div
