@@ -3,14 +3,20 @@
 // window, the per-IP limit (429 even for a valid token), then revocation, expiry, the scope
 // re-validation; the route's abilities (all required) are checked by the guard.
 import type { FastifyRequest } from 'fastify';
+import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
 import type { UnknownConnection } from '../database/unit-databases.js';
 import { errors } from '../errors.js';
-import '../kernel/request-state.js';
-import type { Clock, FailureLimiter } from './failure-limiter.js';
+import type { RequestState } from '../kernel/request-state.js';
+import type { Clock, FailureLimiter, FailureWindow } from './failure-limiter.js';
 import { scopeRefusal } from './scope-check.js';
 import { decodeToken, sameHash } from './tokens/api-token.js';
-import { findTokenIdentity } from './tokens/token-lookup.js';
+import { forgetToken, knownToken, rememberToken } from './tokens/known-tokens.js';
+import {
+  carriedFingerprintTest,
+  findTokenIdentity,
+  type TokenIdentity,
+} from './tokens/token-lookup.js';
 
 export interface BearerOptions {
   readonly system: Database;
@@ -53,42 +59,148 @@ export async function authenticateBearer(
       : errors.bearerUnauthenticated('Unauthenticated.');
   const hash = decodeToken(token);
   if (!hash) throw await refuse('Invalid token.');
-  const identity = await findTokenIdentity(system, hash, limiter.inSystemDatabase ? ip : null);
+  const windowIp = limiter.inSystemDatabase ? ip : null;
+  const identity = await findTokenIdentity(system, hash, windowIp);
   if (!identity || !sameHash(identity.tokenHash, hash)) throw await refuse('Invalid token.');
-  const blocked = limiter.blockedBy(
-    limiter.inSystemDatabase ? identity.ipWindow : await limiter.window(ip),
-  );
-  if (blocked) throw errors.tooManyAttempts();
-  if (identity.revokedAt != null) throw await refuse('Token revoked.', false);
   const now = options.clock();
-  const { expiresAt } = identity;
-  if (expiresAt !== null && expiresAt <= now) throw await refuse('Token expired.', false);
+  const verdict = verdictOf(identity, await windowOf(identity, ip, limiter), now, options);
+  switch (verdict?.kind) {
+    case 'blocked':
+      throw errors.tooManyAttempts();
+    case 'revoked':
+      throw await refuse('Token revoked.', false);
+    case 'expired':
+      throw await refuse('Token expired.', false);
+    case 'forbidden':
+      throw errors.bearerForbidden(verdict.message);
+  }
 
-  const refusal = scopeRefusal(identity, options.tenantIsolation);
-  if (refusal || !identity.user || !identity.unit)
-    throw errors.bearerForbidden(refusal ?? 'Forbidden.');
-
-  const lastUsed = identity.lastUsedAt;
-  if (lastUsed === null || now - lastUsed >= LAST_USED_EVERY_MS) {
+  let usedAt = identity.lastUsedAt;
+  if (usedAt === null || now - usedAt >= LAST_USED_EVERY_MS) {
     await system.db
       .updateTable('api_tokens')
       .set({ last_used_at: system.adapter.toTimestamp(new Date(now)) })
       .where('id', '=', identity.tokenId)
       .execute();
+    usedAt = now;
   }
-  request.svc = {
+  rememberToken(system, hash, windowIp, identity, usedAt);
+  request.svc = stateOf(identity, options);
+  return identity.abilities;
+}
+
+type Verdict =
+  | { readonly kind: 'blocked' | 'revoked' | 'expired' }
+  | { readonly kind: 'forbidden'; readonly message: string };
+
+/** The caller IP's failure window: read with the token where the counters live beside it. */
+async function windowOf(identity: TokenIdentity, ip: string, limiter: FailureLimiter) {
+  return limiter.inSystemDatabase ? identity.ipWindow : limiter.window(ip);
+}
+
+/** Why the token does not pass at `now`, in the order the checks are made; null when it does. */
+function verdictOf(
+  identity: TokenIdentity,
+  window: FailureWindow | null,
+  now: number,
+  options: BearerOptions,
+): Verdict | null {
+  if (options.limiter.blockedBy(window)) return { kind: 'blocked' };
+  if (identity.revokedAt != null) return { kind: 'revoked' };
+  if (identity.expiresAt !== null && identity.expiresAt <= now) return { kind: 'expired' };
+  const refusal = scopeRefusal(identity, options.tenantIsolation);
+  if (refusal || !identity.user || !identity.unit)
+    return { kind: 'forbidden', message: refusal ?? 'Forbidden.' };
+  return null;
+}
+
+/** The request state a passing token gives. */
+function stateOf(identity: TokenIdentity, options: BearerOptions): RequestState {
+  const { user, unit } = identity;
+  if (!user || !unit) throw new Error('a passing token has a user and a unit');
+  return {
     mode: 'bearer',
     scope: {
-      userId: Number(identity.user.id),
-      unitId: identity.unit.id,
+      userId: Number(user.id),
+      unitId: unit.id,
       // Tenant-bound entities are filtered by company only in isolation mode (SPEC.md 7).
-      tenantId: options.tenantIsolation ? identity.unit.companyId : null,
-      companyId: identity.unit.companyId,
+      tenantId: options.tenantIsolation ? unit.companyId : null,
+      companyId: unit.companyId,
     },
-    user: identity.user,
-    data: options.dataFor(identity.unit.connection),
+    user,
+    data: options.dataFor(unit.connection),
     abilities: identity.abilities,
     tokenId: identity.tokenId,
   };
+}
+
+/**
+ * Issue 22: where the database can carry it (DialectAdapter.jsonText), a read route's token
+ * check rides in the route's own statement (database/carried-check.ts), on the token's state
+ * the last full check of this process saw, when that state passes now and its last use needs
+ * no update. Sets `request.svc` and answers the token's abilities; null when it cannot carry
+ * the check (the caller then runs `verify`, the full check, as settling does when the carried
+ * test fails: the work is done again when the state moved).
+ */
+export async function carryBearerCheck(
+  request: FastifyRequest,
+  options: BearerOptions,
+  verify: () => Promise<void>,
+): Promise<readonly string[] | null> {
+  const { system, limiter } = options;
+  const { jsonText } = system.adapter;
+  const token = bearerToken(request);
+  const hash = jsonText && token ? decodeToken(token) : null;
+  if (!jsonText || !hash) return null;
+  const windowIp = limiter.inSystemDatabase ? request.ip : null;
+  const known = knownToken(system, hash, windowIp);
+  if (!known?.identity.fingerprint) return null;
+  const { identity } = known;
+  const now = options.clock();
+  if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_EVERY_MS) return null;
+  if (verdictOf(identity, await windowOf(identity, request.ip, limiter), now, options)) return null;
+  const state = stateOf(identity, options);
+  // The carrying statement runs where the tokens are.
+  if (state.data !== system) return null;
+  let unchanged = false;
+  const check: CarriedCheck = {
+    db: system.db,
+    key: windowIp === null ? 'bearer token' : 'bearer token, ip window',
+    values: {
+      carried_token_hash: hash,
+      carried_fingerprint: identity.fingerprint,
+      ...(windowIp === null ? {} : { carried_ip: windowIp }),
+    },
+    column: () =>
+      carriedFingerprintTest(system.adapter, jsonText, {
+        hash: 'carried_token_hash',
+        ip: windowIp === null ? null : 'carried_ip',
+        fingerprint: 'carried_fingerprint',
+      }).as(UNCHANGED),
+    read(rows) {
+      unchanged = rows[0]?.[UNCHANGED] === true;
+    },
+    async settle() {
+      if (unchanged) return true;
+      forgetToken(system, hash, windowIp);
+      await verify();
+      return sameState(state, request.svc);
+    },
+  };
+  request.svc = { ...state, check };
   return identity.abilities;
+}
+
+const UNCHANGED = '$token_unchanged';
+
+function sameState(a: RequestState, b: RequestState | null): boolean {
+  if (!b) return false;
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  return (
+    a.data === b.data &&
+    a.tokenId === b.tokenId &&
+    same(a.scope, b.scope) &&
+    same(a.abilities, b.abilities) &&
+    same(a.user, b.user)
+  );
 }

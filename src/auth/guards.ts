@@ -7,7 +7,7 @@
 import { errors } from '../errors.js';
 import type { MiddlewareFactory } from '../kernel/middleware.js';
 import { checkAbilities } from './abilities.js';
-import { authenticateBearer, type BearerOptions } from './bearer-guard.js';
+import { authenticateBearer, type BearerOptions, carryBearerCheck } from './bearer-guard.js';
 import type { SessionAuth } from './session/session-auth.js';
 
 export function apiGuard(bearer: BearerOptions, sessions: SessionAuth): MiddlewareFactory {
@@ -18,9 +18,17 @@ export function apiGuard(bearer: BearerOptions, sessions: SessionAuth): Middlewa
         sessions.checkCsrf(request);
         return;
       }
-      const granted = await authenticateBearer(request, bearer);
-      const missing = required.find((ability) => !granted.includes(ability));
-      if (missing) throw errors.missingAbility(missing);
+      const verify = async () => {
+        const granted = await authenticateBearer(request, bearer);
+        const missing = required.find((ability) => !granted.includes(ability));
+        if (missing) throw errors.missingAbility(missing);
+      };
+      const carried = request.routeOptions.config.carriesCredentialCheck
+        ? await carryBearerCheck(request, bearer, verify)
+        : null;
+      // A token that lacks an ability gets the full check, and its 403 from there.
+      if (carried && required.every((ability) => carried.includes(ability))) return;
+      await verify();
     };
   };
 }

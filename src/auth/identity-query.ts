@@ -38,7 +38,7 @@ export interface Identity extends ScopeFacts {
 const ref = (column: string) => sql.ref(column);
 
 /** The user and unit a credential names: columns of its row, or parameters. */
-interface IdentityIds {
+export interface IdentityIds {
   readonly user: Expression<unknown>;
   readonly unit: Expression<unknown>;
 }
@@ -46,7 +46,11 @@ interface IdentityIds {
 /** The tables the identity columns read. */
 export const IDENTITY_TABLES = ['users', 'units', 'companies', 'user_units'] as const;
 
-function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
+/** The identity's columns by name (the credential's user and unit, its company, their link). */
+export function identityExpressions(
+  adapter: DialectAdapter,
+  ids: IdentityIds,
+): Record<'identity_user' | 'identity_unit' | 'identity_linked', Expression<unknown>> {
   const user = adapter.jsonObject(
     Object.fromEntries(USER_COLUMNS.map((column) => [column, ref(`iu.${column}`)])),
   );
@@ -59,14 +63,18 @@ function identityColumns(adapter: DialectAdapter, ids: IdentityIds) {
     company_found: sql`(select ic.id from companies ic where ic.id = iun.company_id)`,
     company_active: sql`(select ic.active from companies ic where ic.id = iun.company_id)`,
   });
-  return [
-    sql`(select ${user} from users iu where iu.id = ${ids.user})`.as('identity_user'),
-    sql`(select ${unit} from units iun where iun.id = ${ids.unit})`.as('identity_unit'),
-    sql`(select count(*) from user_units l where l.user_id = ${ids.user} and l.unit_id = ${ids.unit})`.as(
-      'identity_linked',
-    ),
-  ];
+  return {
+    identity_user: sql`(select ${user} from users iu where iu.id = ${ids.user})`,
+    identity_unit: sql`(select ${unit} from units iun where iun.id = ${ids.unit})`,
+    identity_linked: sql`(select count(*) from user_units l where l.user_id = ${ids.user} and l.unit_id = ${ids.unit})`,
+  };
 }
+
+/** The ids of a credential row over alias `c` that has user_id and unit_id. */
+export const CREDENTIAL_IDS: IdentityIds = { user: ref('c.user_id'), unit: ref('c.unit_id') };
+
+const aliased = (expressions: Readonly<Record<string, Expression<unknown>>>) =>
+  Object.entries(expressions).map(([name, expression]) => sql`${expression}`.as(name));
 
 /** Adds the identity columns to a query over alias `c` that has user_id and unit_id. */
 // biome-ignore-start lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
@@ -74,7 +82,7 @@ export function withIdentity(
   query: SelectQueryBuilder<any, any, Row>,
   adapter: DialectAdapter,
 ): SelectQueryBuilder<any, any, Row> {
-  return query.select(identityColumns(adapter, { user: ref('c.user_id'), unit: ref('c.unit_id') }));
+  return query.select(aliased(identityExpressions(adapter, CREDENTIAL_IDS)));
 }
 // biome-ignore-end lint/suspicious/noExplicitAny: the untyped query builder ends here
 
@@ -94,7 +102,7 @@ export async function findIdentity(
   const [row] = await runCached<Row>(
     db,
     [IDENTITY_OF_IDS],
-    () => db.selectNoFrom(identityColumns(adapter, ids)),
+    () => db.selectNoFrom(aliased(identityExpressions(adapter, ids))),
     { user: userId, unit: unitId },
   );
   return identityOf(row ?? {});

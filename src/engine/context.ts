@@ -1,4 +1,5 @@
 // What an action needs from its caller: the databases of the request and who is acting.
+import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
 import { driverError } from '../database/driver-errors.js';
 import { HttpError } from '../errors.js';
@@ -20,6 +21,11 @@ export interface EngineContext {
    * `user:<id>` in session mode; absent for direct invocations, which take no key.
    */
   readonly caller?: string;
+  /**
+   * A credential check the action's first read of the system database may carry (issue 22);
+   * the route settles it before answering.
+   */
+  readonly check?: CarriedCheck;
 }
 
 export function connectionsOf(context: EngineContext): Connections {

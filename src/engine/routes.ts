@@ -11,6 +11,7 @@ import type {
   FastifyRequest,
   preHandlerAsyncHookHandler,
 } from 'fastify';
+import type { CarriedCheck } from '../database/carried-check.js';
 import { errors } from '../errors.js';
 import { create } from './actions/create.js';
 import { destroy } from './actions/delete.js';
@@ -101,6 +102,21 @@ function listReply(answer: ListAnswer, request: FastifyRequest, streamAbove: num
   return { status: 200, text, headers: { ...headers, etag } };
 }
 
+/**
+ * The outcome of work done on a carried credential check (database/carried-check.ts), once the
+ * check is settled: its errors come first, and the work is done again (`again`) when it ran on
+ * a credential state that has moved since.
+ */
+async function settled<T>(check: CarriedCheck, work: Promise<T>, again: () => Promise<T>) {
+  const outcome = await work.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!(await check.settle())) return again();
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
 const WRITES: ReadonlySet<Action> = new Set(['create', 'update', 'delete']);
 
 export function defaultParameter(path: string): string {
@@ -139,9 +155,14 @@ export function registerResourceRoutes(
   const run =
     (action: Action, work: (context: EngineContext, request: FastifyRequest) => Promise<Answer>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
+      const attempt = async (context: EngineContext) => {
+        await authorized(action, context);
+        return work(context, request);
+      };
       const context = deps.context(request);
-      await authorized(action, context);
-      const answer = await work(context, request);
+      const answer = context.check
+        ? await settled(context.check, attempt(context), () => attempt(deps.context(request)))
+        : await attempt(context);
       reply.code(answer.status);
       if (answer.headers) reply.headers(answer.headers);
       if (answer.text === undefined && answer.body === undefined) return reply.send();
@@ -228,6 +249,13 @@ export function registerResourceRoutes(
   ];
   for (const [action, method, url, work] of table) {
     if (!only.has(action)) continue;
-    app.route({ method, url, preHandler: handlersFor(action), handler: run(action, work) });
+    app.route({
+      method,
+      url,
+      preHandler: handlersFor(action),
+      handler: run(action, work),
+      // run() settles the check the reads' statements carry.
+      config: { carriesCredentialCheck: action === 'list' || action === 'show' },
+    });
   }
 }

@@ -22,6 +22,7 @@ export function engineContextOf(database: Database): (request: FastifyRequest) =
       user: state.user,
       mode: state.mode,
       caller: state.tokenId !== undefined ? `token:${state.tokenId}` : `user:${state.scope.userId}`,
+      check: state.check,
     };
   };
 }

@@ -1,5 +1,6 @@
 // Per-request state set by the auth middleware and read by the engine's route handlers
 // (STYLE.md example 6: explicit per-request state, typed through declaration merging).
+import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
 import type { UnknownConnection } from '../database/unit-databases.js';
 import type { Row } from '../model/entity.js';
@@ -23,10 +24,19 @@ export interface RequestState {
   readonly session?: { readonly key: string; readonly csrfSecret: string };
   /** The unit's name, for the session answers. */
   readonly unitName?: string;
+  /** Bearer mode on a read route: the token check its statement carries (auth/bearer-guard.ts). */
+  readonly check?: CarriedCheck;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     svc: RequestState | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route's handler settles a carried credential check before it answers (engine/routes.ts),
+     * so the guard may let its statement carry the check (database/carried-check.ts).
+     */
+    carriesCredentialCheck?: boolean;
   }
 }

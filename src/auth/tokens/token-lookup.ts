@@ -4,13 +4,20 @@
 // a repeated check is answered from the exact result memo (query-cache `memo`) until a commit
 // that may change one of the tables it reads: writes to the resources' own tables leave it.
 
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { Database } from '../../database/database.js';
+import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import { readCasts, toMillis } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import type { FailureWindow } from '../failure-limiter.js';
-import { IDENTITY_TABLES, type Identity, identityOf, withIdentity } from '../identity-query.js';
+import {
+  CREDENTIAL_IDS,
+  IDENTITY_TABLES,
+  type Identity,
+  identityExpressions,
+  identityOf,
+} from '../identity-query.js';
 import { failureWindow } from '../stores/database-failure-store.js';
 
 export interface TokenIdentity extends Identity {
@@ -24,6 +31,8 @@ export interface TokenIdentity extends Identity {
   readonly lastUsedAt: number | null;
   /** The caller IP's failure window, when it was asked for (`ip`). */
   readonly ipWindow: FailureWindow | null;
+  /** What the check decided on, as text, where a statement can carry the check (else null). */
+  readonly fingerprint: string | null;
 }
 
 function ipWindow(value: unknown) {
@@ -46,6 +55,59 @@ const TOKEN_IDENTITY = statementSite('token identity');
 
 const TOKEN_MEMO = { tables: ['api_tokens', 'auth_failures', ...IDENTITY_TABLES] };
 
+/**
+ * The token's columns by name, for the token `hash` (and the failure window of `ip`, when
+ * given) over alias `c`: what the check reads, and what its fingerprint is made of.
+ */
+function tokenExpressions(
+  adapter: DialectAdapter,
+  ip: Expression<unknown> | null,
+): Record<string, Expression<unknown>> {
+  const columns: Record<string, Expression<unknown>> = {
+    token_id: sql.ref('c.id'),
+    token_hash: sql.ref('c.token_hash'),
+    abilities: sql.ref('c.abilities'),
+    expires_at: sql.ref('c.expires_at'),
+    revoked_at: sql.ref('c.revoked_at'),
+    ...identityExpressions(adapter, CREDENTIAL_IDS),
+  };
+  if (ip !== null) {
+    const window = adapter.jsonObject({
+      failures: sql.ref('failures'),
+      started_at: sql.ref('window_started_at'),
+    });
+    columns.ip_window = sql`(select ${window} from auth_failures where ip = ${ip})`;
+  }
+  return columns;
+}
+
+/**
+ * Everything the check decides on, as one text (adapter.jsonText): equal texts, equal verdicts
+ * at the same clock. last_used_at is left out: it moves once a minute and decides nothing.
+ */
+function fingerprint(
+  adapter: DialectAdapter,
+  jsonText: NonNullable<DialectAdapter['jsonText']>,
+  ip: Expression<unknown> | null,
+) {
+  return jsonText(adapter.jsonObject(tokenExpressions(adapter, ip)));
+}
+
+/**
+ * The column that carries the check in another statement (carried-token-check.ts): whether the
+ * token `hash_param` still has the fingerprint `fingerprint_param`; null when it is gone.
+ */
+export function carriedFingerprintTest(
+  adapter: DialectAdapter,
+  jsonText: NonNullable<DialectAdapter['jsonText']>,
+  names: { readonly hash: string; readonly ip: string | null; readonly fingerprint: string },
+) {
+  const ip = names.ip === null ? null : param(names.ip);
+  return sql<
+    boolean | null
+  >`((select ${fingerprint(adapter, jsonText, ip)} from api_tokens as c where c.token_hash = ${param(names.hash)}) = ${param(names.fingerprint)})`;
+}
+
 /** The token by its hash; with `ip`, also that IP's failure window from auth_failures. */
 export async function findTokenIdentity(
   database: Database,
@@ -57,30 +119,17 @@ export async function findTokenIdentity(
     db,
     [TOKEN_IDENTITY, ip !== null],
     () => {
-      let query = withIdentity(
-        db
-          .selectFrom('api_tokens as c')
-          .select([
-            'c.id as token_id',
-            'c.token_hash',
-            'c.abilities',
-            'c.expires_at',
-            'c.revoked_at',
-            'c.last_used_at',
-          ])
-          .where('c.token_hash', '=', param('hash')),
-        adapter,
-      );
-      if (ip !== null) {
-        const window = adapter.jsonObject({
-          failures: sql.ref('failures'),
-          started_at: sql.ref('window_started_at'),
-        });
-        query = query.select(
-          sql`(select ${window} from auth_failures where ip = ${param('ip')})`.as('ip_window'),
-        );
-      }
-      return query;
+      const ipParam = ip === null ? null : param('ip');
+      const columns: Record<string, Expression<unknown>> = {
+        ...tokenExpressions(adapter, ipParam),
+        last_used_at: sql.ref('c.last_used_at'),
+      };
+      if (adapter.jsonText)
+        columns.identity_fingerprint = fingerprint(adapter, adapter.jsonText, ipParam);
+      return db
+        .selectFrom('api_tokens as c')
+        .select(Object.entries(columns).map(([name, expression]) => sql`${expression}`.as(name)))
+        .where('c.token_hash', '=', param('hash'));
     },
     ip === null ? { hash } : { hash, ip },
     // Exact: answered from the last result only while no commit may have changed these tables.
@@ -107,6 +156,7 @@ function tokenIdentity(row: Row): TokenIdentity {
     revokedAt: row.revoked_at,
     lastUsedAt: toMillis(row.last_used_at),
     ipWindow: ipWindow(row.ip_window),
+    fingerprint: row.identity_fingerprint == null ? null : String(row.identity_fingerprint),
     abilities: Object.freeze(parseAbilities(row.abilities)),
   });
 }

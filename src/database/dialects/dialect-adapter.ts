@@ -63,6 +63,12 @@ export interface DialectAdapter {
    * (query-cache) it lets a list's page carry its total, counted only when the snapshot moved.
    */
   readonly snapshot?: RawBuilder<string>;
+  /**
+   * A JSON value as text, on an engine where a read's own statement carries the bearer token's
+   * check (issue 22, auth/tokens/carried-token-check.ts): a round trip less per request where
+   * every statement is one (PostgreSQL). Absent where the check is as cheap on its own.
+   */
+  jsonText?(json: Expression<unknown>): RawBuilder<string>;
   /** One value of a childRows row -> the value a plain select of its column gives. */
   childValue?(value: unknown): unknown;
   /**

@@ -5,6 +5,7 @@
 // the answer knows whether more follow (meta.has_more, the next cursor), and a `cursor` reads the
 // rows after (or before) a position through the order's index instead of an OFFSET.
 import { sql } from 'kysely';
+import { carriedOn } from '../../database/carried-check.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
@@ -93,8 +94,10 @@ export async function listAnswer(
     conditions: () => parsed.map((f, i) => filterExpression(entity.table, f, i, adapter)),
   };
 
-  // PostgreSQL: the page's statement carries the exact total (list-total.ts carriedTotal).
+  // PostgreSQL: the page's statement carries the exact total (list-total.ts carriedTotal), and
+  // the bearer token's check (database/carried-check.ts).
   const carried = carriedTotal(resource, context, count.strategy, filters);
+  const check = carriedOn(context.check, db);
   let { total, estimated } = carried
     ? { total: null as number | null, estimated: false }
     : await listTotal(resource, context, count.strategy, filters);
@@ -131,6 +134,7 @@ export async function listAnswer(
             ? 'first'
             : 'offset',
         carried ? 'carries the total' : 'page only',
+        check?.key ?? null,
       ],
       () => {
         // The list's order on `source` (the table, or the derived table of a cursor's branches).
@@ -160,8 +164,10 @@ export async function listAnswer(
               .select(columns.map((c) => `${entity.table}.${c}`)) as Select,
           );
         const records = selectRecords(connections, resource, context.scope, adapter);
-        const withTotal = (query: Select): Select =>
-          carried ? (query.select(carried.columns()) as Select) : query;
+        const withTotal = (query: Select): Select => {
+          const columns = [...(carried?.columns() ?? []), ...(check ? [check.column()] : [])];
+          return columns.length > 0 ? (query.select(columns) as Select) : query;
+        };
         let keys: Select;
         if (keyset) {
           // By cursor: the page's keys from the branches of the position (query/cursor.ts), each
@@ -212,11 +218,13 @@ export async function listAnswer(
         ...filters.values,
         ...(keyset ? keyset.values : offset === 0 ? {} : { offset }),
         ...carried?.values,
+        ...check?.values,
       },
       // A page can be large (issue 19): where the engine reads synchronously, read it in slices.
       { sliced: true },
     );
   }
+  check?.read(rows);
   if (carried) {
     // An empty page carries no total: then it is counted on its own.
     total =

@@ -24,6 +24,7 @@ export async function show(
           adapterFor(context, resource.entity.storage),
           resource.primaryKey,
           key,
+          context.check,
         );
   if (!found) throw errors.resourceNotFound();
   return { body: resource.show(found.record), etag: rowTag(resource.entity, found.row) };

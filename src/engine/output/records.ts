@@ -5,6 +5,7 @@
 // full serialised record (SPEC.md 2.2 rule 1) ready for a projection.
 
 import { type SelectQueryBuilder, sql } from 'kysely';
+import { type CarriedCheck, carriedOn } from '../../database/carried-check.js';
 import type { Db } from '../../database/db.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { type KeyPart, param, runCached, statementSite } from '../../database/query-cache.js';
@@ -237,18 +238,24 @@ export async function findRecordAndRow(
   adapter: DialectAdapter,
   column: string,
   id: unknown,
+  /** A credential check the record's statement carries (database/carried-check.ts). */
+  carry?: CarriedCheck,
 ): Promise<{ readonly record: Row; readonly row: Row } | null> {
   const { entity } = resource;
   const db = connections[entity.storage];
+  const check = carriedOn(carry, db);
   const rows = await runCached(
     db,
-    [RECORD, ...recordsKey(connections, resource, scope, adapter), column],
-    () =>
-      selectRecords(connections, resource, scope, adapter)
+    [RECORD, ...recordsKey(connections, resource, scope, adapter), column, check?.key ?? null],
+    () => {
+      const query = selectRecords(connections, resource, scope, adapter)
         .where(`${entity.table}.${column}`, '=', param('id'))
-        .limit(ONE),
-    { id },
+        .limit(ONE);
+      return check ? query.select(check.column()) : query;
+    },
+    check ? { id, ...check.values } : { id },
   );
+  check?.read(rows);
   const [record] = await assembleRecords(connections, resource, scope, adapter, rows);
   const [row] = rows;
   return record && row ? { record, row } : null;

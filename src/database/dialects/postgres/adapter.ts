@@ -61,6 +61,7 @@ export const postgresAdapter: DialectAdapter = {
     const order = sql.ref(`${table}.${orderBy}`);
     return sql`(select coalesce(json_agg(json_build_array(${sql.join(values)}) order by ${order}), '[]') from ${sql.table(table)} where ${sql.join(where, sql` and `)})`;
   },
+  jsonText: (json) => sql<string>`${json}::text`,
   childValue: (value) =>
     Array.isArray(value) ? typeParser(value[0] as number)(value[1] as string) : value,
   snapshot: SNAPSHOT,

@@ -1,0 +1,185 @@
+// Issue 22 and SPEC.md 5.1.2 (a token's scope is re-validated on every request): on PostgreSQL
+// a list's or a show's own statement carries the bearer token's check, on the token's state the
+// last full check saw, and a column of that statement says whether that state still holds
+// (auth/bearer-guard.ts carryBearerCheck, database/carried-check.ts). These tests change what
+// the check reads from another connection, as another instance would, right after carried
+// reads, and expect each change to count at once. They hold on every engine; the check is
+// carried (one statement per read) on PostgreSQL only.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { revokeToken } from '../../src/auth/tokens/token-service.js';
+import { loadConfig } from '../../src/config/config.js';
+import { connectDatabase } from '../../src/database/connect.js';
+import type { Database } from '../../src/database/database.js';
+import {
+  assert429,
+  assertBearer401,
+  bearer,
+  issue,
+  linkUnit,
+  requestFrom,
+  seedIdentity,
+  seedUnit,
+} from '../helpers/bearer.js';
+import { testEngine } from '../helpers/engines.js';
+import { assertJson } from '../helpers/http.js';
+import { templatePayload } from '../helpers/seed.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const PATH = '/api/import-templates';
+const READ = ['import-templates.read'];
+const carried = testEngine === 'postgres';
+
+describe('the bearer check carried by the read’s own statement', () => {
+  let server: TestServer;
+  let elsewhere: Database;
+  let templateId: number;
+  let now = Date.now();
+
+  before(async () => {
+    server = await startTestServer({ TENANT_ISOLATION: 'true' }, { clock: () => now });
+    elsewhere = connectDatabase(server.databaseUrl, loadConfig({ DATA_DIR: server.dataDir }));
+    const created = await server.post(PATH, templatePayload({ title: 'Main company' }));
+    assertJson(created, 201);
+    templateId = created.body.id;
+  });
+  after(async () => {
+    await elsewhere?.close();
+    await server?.close();
+  });
+
+  /** Statements run by `request`. */
+  async function counted(request: () => Promise<unknown>): Promise<number> {
+    const start = server.statements();
+    await request();
+    return server.statements() - start;
+  }
+
+  /** A list and a show by `token`, both 200: the token's state is known to the process. */
+  async function readWith(token: string, id = templateId): Promise<void> {
+    assertJson(await server.get(PATH, { headers: bearer(token) }), 200);
+    const shown = await server.get(`${PATH}/${id}`, { headers: bearer(token) });
+    assert.ok(shown.status === 200 || shown.status === 404, `status ${shown.status}`);
+  }
+
+  it(
+    'runs a repeated list and show in one statement each on PostgreSQL, the check included',
+    { skip: carried ? false : 'the check is carried on PostgreSQL only' },
+    async () => {
+      const admin = await issue(server);
+      const headers = bearer(admin.token);
+      const first = await counted(() => server.get(PATH, { headers }));
+      const list = await counted(() => server.get(PATH, { headers }));
+      const show = await counted(() => server.get(`${PATH}/${templateId}`, { headers }));
+      assert.equal(first, 3, 'a first list: the token check, its last use, the page');
+      assert.equal(list, 1, 'list: the page carries its total and the token check');
+      assert.equal(show, 1, 'show: the record carries the token check');
+    },
+  );
+
+  it('refuses a token revoked by another connection after carried reads (401 Token revoked.)', async () => {
+    const who = await seedIdentity(server, 'carried-revoked', { abilities: READ });
+    await readWith(who.token);
+    await readWith(who.token);
+    await revokeToken(elsewhere, who.tokenId);
+    assertBearer401(await server.get(PATH, { headers: bearer(who.token) }), 'Token revoked.');
+  });
+
+  it('answers a revoked token’s show of a missing id with the 401, not the 404', async () => {
+    const who = await seedIdentity(server, 'carried-missing', { abilities: READ });
+    await readWith(who.token);
+    await readWith(who.token);
+    await revokeToken(elsewhere, who.tokenId);
+    assertBearer401(
+      await server.get(`${PATH}/99999999`, { headers: bearer(who.token) }),
+      'Token revoked.',
+    );
+  });
+
+  it('refuses a token whose ability another connection withdrew (403 Missing ability)', async () => {
+    const who = await seedIdentity(server, 'carried-ability', { abilities: READ });
+    await readWith(who.token);
+    await readWith(who.token);
+    await elsewhere.db
+      .updateTable('api_tokens')
+      .set({ abilities: JSON.stringify(['import-templates.write']) })
+      .where('id', '=', who.tokenId)
+      .execute();
+    assertJson(await server.get(`${PATH}/${templateId}`, { headers: bearer(who.token) }), 403, {
+      error: 'Missing ability: import-templates.read',
+    });
+  });
+
+  it('refuses a token whose unit another connection deactivated (403)', async () => {
+    const who = await seedIdentity(server, 'carried-unit', { abilities: READ });
+    await readWith(who.token);
+    await readWith(who.token);
+    await elsewhere.db
+      .updateTable('units')
+      .set({ active: 'N' })
+      .where('id', '=', who.unitId)
+      .execute();
+    assertJson(await server.get(PATH, { headers: bearer(who.token) }), 403, {
+      error: 'The unit is inactive.',
+    });
+  });
+
+  it('refuses a token that expired since its last carried read, by the clock alone (401 Token expired.)', async () => {
+    const { token } = await issue(server, { abilities: READ, expiresAt: new Date(now + 20_000) });
+    await readWith(token);
+    await readWith(token);
+    now += 30_000;
+    try {
+      assertBearer401(await server.get(PATH, { headers: bearer(token) }), 'Token expired.');
+    } finally {
+      now = Date.now();
+    }
+  });
+
+  it('answers 429 to a carried token once its IP reached the failure limit', async () => {
+    const who = await seedIdentity(server, 'carried-blocked', { abilities: READ });
+    const from = (headers: Record<string, string>) =>
+      requestFrom('127.0.0.7', server.url, 'GET', PATH, headers);
+    assertJson(await from(bearer(who.token)), 200);
+    assertJson(await from(bearer(who.token)), 200);
+    for (let i = 0; i < 20; i++) await from(bearer('1|not-a-valid-token-at-all'));
+    assert429(await from(bearer(who.token)));
+  });
+
+  it('reads the company the token’s unit was moved to by another connection, not the one it was in', async () => {
+    const who = await seedIdentity(server, 'carried-moved', { abilities: READ });
+    const own = await server.post(PATH, templatePayload({ title: 'Moved company' }), {
+      headers: bearer((await issue(server, { userId: who.userId, unitId: who.unitId })).token),
+    });
+    assertJson(own, 201);
+    const titles = async () => {
+      const reply = await server.get(PATH, { headers: bearer(who.token) });
+      assertJson(reply, 200);
+      return (reply.body.data as Array<{ title: string }>).map((t) => t.title);
+    };
+    assert.deepEqual(await titles(), ['Moved company']);
+    assert.deepEqual(await titles(), ['Moved company']);
+    // The unit joins the first company (isolation filters by the unit's company).
+    await elsewhere.db
+      .updateTable('units')
+      .set({ company_id: 1 })
+      .where('id', '=', who.unitId)
+      .execute();
+    const after = await titles();
+    assert.ok(after.includes('Main company'), `after the move: ${after.join(', ')}`);
+    assert.ok(!after.includes('Moved company'), `after the move: ${after.join(', ')}`);
+  });
+
+  it('keeps carrying the check of a token used from a second unit of the same user', async () => {
+    const who = await seedIdentity(server, 'carried-two-units', { abilities: READ });
+    const second = await seedUnit(server.service.database.db, 'second unit', who.companyId);
+    await linkUnit(server.service.database.db, who.userId, second);
+    const other = await issue(server, { userId: who.userId, unitId: second, abilities: READ });
+    await readWith(who.token);
+    await readWith(other.token);
+    await readWith(who.token);
+    await revokeToken(elsewhere, other.id);
+    assertBearer401(await server.get(PATH, { headers: bearer(other.token) }), 'Token revoked.');
+    assertJson(await server.get(PATH, { headers: bearer(who.token) }), 200);
+  });
+});
