@@ -1,0 +1,184 @@
+// The memory held by answers in flight (issue 19 item 2: RSS stays bounded). A list page at the
+// largest sizes the limits allow is about 100 MB of records, held from its read until its answer
+// is written; ten at once held 1.7 to 2.8 GB. One budget per process (ANSWER_MEMORY_LIMIT_MB)
+// bounds it: an answer charges what it holds as it learns it (SQLite: row by row as the page is
+// stepped; PostgreSQL and MariaDB: once their driver has the page whole), is given it back as its
+// text is written out, and waits, first come first served, while the budget is spent. Answers
+// up to `threshold` never touch it: only what an answer learns past that is charged. The oldest
+// answer holding a charge never waits, so the answers that hold the budget always finish and
+// nothing deadlocks: what is held stays under the limit plus that one answer's page.
+
+/** What an answer in flight is charged: one per request, made whether or not it turns out large. */
+export interface AnswerLease {
+  /**
+   * Learns `bytes` more held. Undefined when it may go on at once (always while the answer is
+   * small), else a promise to wait for, settled once the budget grants it.
+   */
+  charge(bytes: number): Promise<void> | undefined;
+  /**
+   * Before a read that cannot be charged as it goes (the driver returns the whole result):
+   * undefined, or while the budget is spent, a promise settled when this answer may start.
+   */
+  admission(): Promise<void> | undefined;
+  /** `bytes` of what it holds are written out (at most what it was charged). */
+  release(bytes: number): void;
+  /** The answer is done (written, failed or abandoned): gives back all it holds. */
+  end(): void;
+}
+
+interface Waiter {
+  readonly lease: Lease;
+  readonly bytes: number;
+  readonly resolve: () => void;
+}
+
+export class AnswerBudget {
+  /** Bytes charged to answers in flight. */
+  private held = 0;
+  /** The most ever held at once (tests and measurements). */
+  peak = 0;
+  /** Leases holding a charge, oldest first (a Set keeps insertion order). */
+  private readonly holders = new Set<Lease>();
+  private readonly waiting: Waiter[] = [];
+
+  constructor(
+    /** ANSWER_MEMORY_LIMIT_MB in bytes. */
+    readonly limit: number,
+    /** Bytes an answer may hold before it is charged (STREAM_ANSWERS_ABOVE). */
+    readonly threshold: number,
+  ) {}
+
+  /** A lease for one answer. */
+  lease(): AnswerLease {
+    return new Lease(this);
+  }
+
+  /** Bytes charged now. */
+  get charged(): number {
+    return this.held;
+  }
+
+  /** @internal Charges `bytes` to `lease`, at once when the budget allows, else in turn. */
+  take(lease: Lease, bytes: number): Promise<void> | undefined {
+    if (this.mayTake(lease, bytes, this.waiting.length === 0)) {
+      this.grant(lease, bytes);
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push({ lease, bytes, resolve }));
+  }
+
+  /** @internal Undefined while the budget is not spent, else a promise settled when it is not. */
+  admit(lease: Lease): Promise<void> | undefined {
+    if (this.held < this.limit || this.holders.size === 0) return undefined;
+    return this.take(lease, 0);
+  }
+
+  /** @internal */
+  give(lease: Lease, bytes: number, ended: boolean): void {
+    this.held -= bytes;
+    if (ended) {
+      this.holders.delete(lease);
+      // A lease ended while it waited leaves the queue, and what waited goes on uncharged.
+      const at = this.waiting.findIndex((w) => w.lease === lease);
+      if (at >= 0) this.waiting.splice(at, 1)[0]?.resolve();
+    }
+    this.drain();
+  }
+
+  /**
+   * The oldest holder never waits (it is what the others wait for); otherwise a charge fits under
+   * the limit, or nobody holds anything. `inTurn`: no one waits before it (first come, first served).
+   */
+  private mayTake(lease: Lease, bytes: number, inTurn: boolean): boolean {
+    if (this.oldest() === lease || this.holders.size === 0) return true;
+    return inTurn && this.held + bytes <= this.limit;
+  }
+
+  private oldest(): Lease | undefined {
+    for (const lease of this.holders) return lease;
+    return undefined;
+  }
+
+  private grant(lease: Lease, bytes: number): void {
+    if (bytes > 0) {
+      this.holders.add(lease);
+      lease.held += bytes;
+      this.held += bytes;
+      if (this.held > this.peak) this.peak = this.held;
+    }
+  }
+
+  private drain(): void {
+    // The oldest holder first, wherever it waits; then the queue in order while charges fit.
+    const oldest = this.oldest();
+    const at = oldest ? this.waiting.findIndex((w) => w.lease === oldest) : -1;
+    if (at > 0) this.waiting.unshift(...this.waiting.splice(at, 1));
+    for (let next = this.waiting[0]; next; next = this.waiting[0]) {
+      if (!this.mayTake(next.lease, next.bytes, true)) return;
+      this.waiting.shift();
+      this.grant(next.lease, next.bytes);
+      next.resolve();
+    }
+  }
+}
+
+class Lease implements AnswerLease {
+  /** Bytes learnt before charging starts. */
+  private seen = 0;
+  private charging = false;
+  private ended = false;
+  /** Bytes charged and not yet given back. */
+  held = 0;
+
+  constructor(private readonly budget: AnswerBudget) {}
+
+  charge(bytes: number): Promise<void> | undefined {
+    if (this.ended) return undefined;
+    if (!this.charging) {
+      this.seen += bytes;
+      if (this.seen <= this.budget.threshold) return undefined;
+      // Past the threshold: everything learnt so far is charged at once.
+      this.charging = true;
+      return this.budget.take(this, this.seen);
+    }
+    return this.budget.take(this, bytes);
+  }
+
+  admission(): Promise<void> | undefined {
+    return this.ended ? undefined : this.budget.admit(this);
+  }
+
+  release(bytes: number): void {
+    if (this.held === 0) return;
+    const given = Math.min(bytes, this.held);
+    this.held -= given;
+    this.budget.give(this, given, false);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.charging && this.held === 0) return;
+    const given = this.held;
+    this.held = 0;
+    this.budget.give(this, given, true);
+  }
+}
+
+/**
+ * The bytes a row's values hold, as an answer's text will measure them: a string's characters,
+ * a buffer's bytes, 8 for anything else. For charging, not exact.
+ */
+export function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  return 8;
+}
+
+/** valueBytes summed over a row object's (or a raw row array's) values. */
+export function rowBytes(row: object): number {
+  let bytes = 0;
+  if (Array.isArray(row)) for (let i = 0; i < row.length; i += 1) bytes += valueBytes(row[i]);
+  else for (const key in row) bytes += valueBytes((row as Record<string, unknown>)[key]);
+  return bytes;
+}
