@@ -3,6 +3,7 @@
 // later requests only fill in the parameter values. Kysely's prepared-statement cache (see
 // dialects/sqlite/connect.ts) then finds the same SQL text every time.
 import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
+import { type AnswerLease, rowBytes } from '../support/answer-budget.js';
 import type { Db } from './db.js';
 
 const SENTINEL = '\u0000svc-param:';
@@ -85,8 +86,15 @@ export function statementMemoOf(db: Db): StatementMemo | undefined {
   return db.isTransaction ? undefined : statementMemos.get(db);
 }
 
-/** Runs a cached SELECT that may be large in slices, serving the event loop between them. */
-export type SlicedReader = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+/**
+ * Runs a cached SELECT that may be large in slices, serving the event loop between them, and
+ * charging its rows to `lease` as it reads them.
+ */
+export type SlicedReader = (
+  sql: string,
+  parameters: readonly unknown[],
+  lease?: AnswerLease,
+) => Promise<unknown[]>;
 
 const slicedReaders = new WeakMap<Db, SlicedReader>();
 
@@ -251,19 +259,35 @@ export function compiledStatement<R>(
  * of them, so it cannot drift from the SQL.
  * `memo` lets the engine reuse the result of the same query while the database still holds what
  * it was computed from (a list's total; the token check), see MemoScope.
- * `sliced`: the result may be large (a list page), see registerSlicedReader.
+ * `sliced`: the result may be large (a list page), see registerSlicedReader. `lease`: the answer's
+ * share of the memory budget (support/answer-budget.ts) that its rows are charged to: row by row
+ * by a sliced reader; else the read waits for admission while the budget is spent, and the rows
+ * are charged once the driver has them all (PostgreSQL, MariaDB: it reads the whole result).
  */
 export async function runCached<R>(
   db: Db,
   key: StatementKey,
   build: () => Compilable<R>,
   values: Readonly<Record<string, unknown>>,
-  options: { readonly memo?: MemoScope; readonly sliced?: boolean } = {},
+  options: {
+    readonly memo?: MemoScope;
+    readonly sliced?: boolean;
+    readonly lease?: AnswerLease;
+  } = {},
 ): Promise<R[]> {
   const template = templateOf(db, encodeKey(key), build);
   const parameters = parametersOf(template, key, values);
   const sliced = options.sliced && template.select && slicedReaders.get(db);
-  if (sliced) return (await sliced(template.sql, parameters)) as R[];
+  if (sliced) return (await sliced(template.sql, parameters, options.lease)) as R[];
+  const { lease } = options;
+  if (lease) {
+    const admitted = lease.admission();
+    if (admitted) await admitted;
+    const rows = await runCached(db, key, build, values, { memo: options.memo });
+    const granted = lease.charge(rowsBytes(rows));
+    if (granted) await granted;
+    return rows;
+  }
   const shortcut = direct.get(db);
   if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
     return shortcut.executor(template.sql, parameters, options.memo) as R[];
@@ -272,4 +296,11 @@ export async function runCached<R>(
   if (memo) return (await memo.run(template.sql, parameters)) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
+}
+
+/** What a result's rows hold (support/answer-budget.ts rowBytes). */
+function rowsBytes(rows: readonly unknown[]): number {
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i += 1) bytes += rowBytes(rows[i] as object);
+  return bytes;
 }

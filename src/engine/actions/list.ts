@@ -9,6 +9,7 @@ import { carriedOn } from '../../database/carried-check.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
+import type { AnswerLease } from '../../support/answer-budget.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { assembleRecords, recordsKey, type Select, selectRecords } from '../output/records.js';
@@ -58,6 +59,8 @@ export interface ListOptions {
   readonly prefer?: string;
   /** The HMAC key of cursors (query/cursor.ts cursorKey); default: valid in this process only. */
   readonly cursorKey?: Buffer;
+  /** The answer's share of the memory budget the page's rows are charged to (support/answer-budget.ts). */
+  readonly lease?: AnswerLease;
 }
 
 const PAGE = statementSite('list page');
@@ -220,8 +223,9 @@ export async function listAnswer(
         ...carried?.values,
         ...check?.values,
       },
-      // A page can be large (issue 19): where the engine reads synchronously, read it in slices.
-      { sliced: true },
+      // A page can be large (issue 19): where the engine reads synchronously, read it in slices;
+      // its rows are charged to the answers' memory budget.
+      { sliced: true, lease: options.lease },
     );
   }
   check?.read(rows);

@@ -9,6 +9,7 @@
 // configured page cache, the others a small one. Past MAX, a read waits for one to be free.
 
 import type BetterSqlite3 from 'better-sqlite3';
+import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
 import { nextTurn } from '../../../support/turns.js';
 
 /** Synchronous work per slice before the event loop gets a turn. */
@@ -34,7 +35,12 @@ interface Connection {
 }
 
 export interface SlicedReader {
-  read(sqlText: string, parameters: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
+  /** The rows of `sqlText`; each row's values are charged to `lease` as it is read. */
+  read(
+    sqlText: string,
+    parameters: readonly unknown[],
+    lease?: AnswerLease,
+  ): Promise<Array<Record<string, unknown>>>;
   close(): void;
 }
 
@@ -60,7 +66,7 @@ export function slicedReader(parts: SlicedReaderParts): SlicedReader {
     else idle.unshift(connection);
   };
   return {
-    async read(sqlText, parameters) {
+    async read(sqlText, parameters, lease) {
       const connection = await acquire();
       try {
         const statement = connection.prepare(sqlText);
@@ -70,6 +76,13 @@ export function slicedReader(parts: SlicedReaderParts): SlicedReader {
         // Leaving the loop early (an error) resets the statement, which ends its snapshot.
         for (const values of statement.iterate(parameters as unknown[])) {
           rows.push(build(values as unknown[]));
+          // Over the answers' memory budget, the read waits (holding its connection) until the
+          // answers written meanwhile give some back (support/answer-budget.ts).
+          const granted = lease?.charge(rowBytes(values as unknown[]));
+          if (granted) {
+            await granted;
+            sliceStarted = performance.now();
+          }
           if (performance.now() - sliceStarted > SLICE_MS) {
             await nextTurn();
             sliceStarted = performance.now();
