@@ -17,6 +17,11 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** STREAM_ANSWERS_ABOVE: a resource answer longer than this many characters is streamed. */
   readonly streamAnswersAbove: number;
+  /**
+   * ANSWER_MEMORY_LIMIT_MB: MiB the list answers in flight may hold together (support/answer-budget.ts);
+   * past it, large lists wait their turn.
+   */
+  readonly answerMemoryLimitMb: number;
   readonly logLevel: string;
   /** LOG_FORMAT: `pretty` (human-readable), `json`, or `auto` (pretty when stdout is a terminal). */
   readonly logFormat: 'auto' | 'pretty' | 'json';
@@ -281,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: int(env, 'BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     streamAnswersAbove: int(env, 'STREAM_ANSWERS_ABOVE', 1024 * 1024, 0, 1024 * 1024 * 1024),
+    answerMemoryLimitMb: int(env, 'ANSWER_MEMORY_LIMIT_MB', 256, 1, 1024 * 1024),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
     adminPassword: env.ADMIN_PASSWORD || null,

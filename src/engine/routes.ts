@@ -13,6 +13,7 @@ import type {
 } from 'fastify';
 import type { CarriedCheck } from '../database/carried-check.js';
 import { errors } from '../errors.js';
+import type { AnswerBudget, AnswerLease } from '../support/answer-budget.js';
 import { create } from './actions/create.js';
 import { destroy } from './actions/delete.js';
 import { type ListAnswer, listAnswer } from './actions/list.js';
@@ -58,6 +59,8 @@ export interface RouteDependencies {
   readonly idempotencyKeyTtlSeconds?: number;
   /** Signs list cursors (query/cursor.ts cursorKey of APP_SECRET); default: this process only. */
   readonly cursorKey?: Buffer;
+  /** The memory list answers in flight may hold (ANSWER_MEMORY_LIMIT_MB); default: unbounded. */
+  readonly answerBudget?: AnswerBudget;
 }
 
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -87,13 +90,18 @@ const tagged = (status: number, answer: TaggedRecord): Answer => ({
  * Link (RFC 8288) to the next and previous pages by cursor, Preference-Applied (RFC 7240) when
  * a Prefer: count=... was honoured.
  */
-function listReply(answer: ListAnswer, request: FastifyRequest, streamAbove: number): Answer {
+function listReply(
+  answer: ListAnswer,
+  request: FastifyRequest,
+  streamAbove: number,
+  lease: AnswerLease | undefined,
+): Answer {
   const link = listLinks(request.url, answer);
   const headers: Record<string, string> = {
     ...(link ? { link } : {}),
     ...(answer.preferenceApplied ? { 'preference-applied': answer.preferenceApplied } : {}),
   };
-  const text = jsonAnswer(answer.body, streamAbove);
+  const text = jsonAnswer(answer.body, streamAbove, lease);
   if (typeof text !== 'string') return { status: 200, text, headers };
   const etag = listTag(text);
   const outcome = evaluate(preconditionsOf(request.headers), etag, 'read');
@@ -185,11 +193,19 @@ export function registerResourceRoutes(
       route.path,
       async (c, r) => {
         const prefer = r.headers.prefer;
-        const answer = await listAnswer(resource, c, mergeInputs(r.query, r.body), {
-          prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
-          cursorKey: deps.cursorKey,
-        });
-        return listReply(answer, r, streamAbove);
+        // Given back as the answer is written (output/json-answer.ts), or here if it fails first.
+        const lease = deps.answerBudget?.lease();
+        try {
+          const answer = await listAnswer(resource, c, mergeInputs(r.query, r.body), {
+            prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
+            cursorKey: deps.cursorKey,
+            lease,
+          });
+          return listReply(answer, r, streamAbove, lease);
+        } catch (error) {
+          lease?.end();
+          throw error;
+        }
       },
     ],
     [

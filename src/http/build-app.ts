@@ -8,6 +8,7 @@ import type { Database } from '../database/database.js';
 import { cursorKey } from '../engine/query/cursor.js';
 import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
 import type { MiddlewareRegistry } from '../kernel/middleware.js';
+import { AnswerBudget } from '../support/answer-budget.js';
 import { clientErrorHandler } from './client-errors.js';
 import { engineContextOf } from './engine-context.js';
 import { installErrorHandling } from './error-handler.js';
@@ -20,6 +21,13 @@ import {
 } from './response-headers.js';
 import { collectRoutes } from './route-catalog.js';
 import '../kernel/request-state.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What list answers in flight hold (ANSWER_MEMORY_LIMIT_MB): its peak, for measurements. */
+    readonly answerBudget: AnswerBudget;
+  }
+}
 
 export interface AppOptions {
   readonly config: Config;
@@ -99,11 +107,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const context = engineContextOf(database);
   const middleware = (spec: string) => options.middleware.resolve(spec);
+  // One for every resource route of the app: the memory list answers in flight hold.
+  const answerBudget = new AnswerBudget(
+    config.answerMemoryLimitMb * 1024 * 1024,
+    config.streamAnswersAbove,
+  );
+  app.decorate('answerBudget', answerBudget);
   for (const route of options.resources)
     registerResourceRoutes(app, route, {
       context,
       middleware,
       streamAbove: config.streamAnswersAbove,
+      answerBudget,
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
       cursorKey: cursorKey(secret),
     });

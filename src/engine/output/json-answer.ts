@@ -5,7 +5,10 @@
 // item is serialised on its own, in chunks of about CHUNK characters, each chunk only when the
 // socket has taken the last one (backpressure) and after a turn of the event loop. The bytes
 // are the same either way: JSON.stringify of an object is its members' serialisations joined.
+// With a lease (support/answer-budget.ts), the answer owns the body: each array item is let go
+// once serialised, and what the lease was charged is given back as the chunks are written.
 import { Readable } from 'node:stream';
+import type { AnswerLease } from '../../support/answer-budget.js';
 import { nextTurn } from '../../support/turns.js';
 
 /** Characters per streamed chunk: few enough writes, small enough to serialise in well under 10 ms. */
@@ -14,8 +17,10 @@ const CHUNK = 64 * 1024;
 /**
  * The pieces of `JSON.stringify(body)` in order: an array member's items one by one, every
  * other member whole. Only a plain object's own arrays are split (an answer's `data`).
+ * `letGo`: each item is removed from its array once serialised, so it can be collected while
+ * the rest is written.
  */
-function* pieces(body: unknown): Generator<string> {
+function* pieces(body: unknown, letGo: boolean): Generator<string> {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || 'toJSON' in body) {
     yield JSON.stringify(body);
     return;
@@ -29,6 +34,7 @@ function* pieces(body: unknown): Generator<string> {
       for (let i = 0; i < value.length; i += 1) {
         // As JSON.stringify does in an array: what has no JSON form is null.
         const item = JSON.stringify(value[i]) ?? 'null';
+        if (letGo) value[i] = undefined;
         yield i === 0 ? item : `,${item}`;
       }
       yield ']';
@@ -43,9 +49,18 @@ function* pieces(body: unknown): Generator<string> {
   yield first ? '{}' : '}';
 }
 
-/** The JSON text of `body`: a string up to `streamAbove` characters, else a stream of its pieces. */
-export function jsonAnswer(body: unknown, streamAbove: number): string | Readable {
-  const parts = pieces(body);
+/**
+ * The JSON text of `body`: a string up to `streamAbove` characters, else a stream of its pieces.
+ * `lease`: what the answer is charged for its body, given back as the text is written (all of it
+ * once the string is made, or when the stream closes, written, failed or cut off); the body is
+ * then consumed.
+ */
+export function jsonAnswer(
+  body: unknown,
+  streamAbove: number,
+  lease?: AnswerLease,
+): string | Readable {
+  const parts = pieces(body, lease !== undefined);
   const head: string[] = [];
   let length = 0;
   for (let next = parts.next(); !next.done; next = parts.next()) {
@@ -53,14 +68,29 @@ export function jsonAnswer(body: unknown, streamAbove: number): string | Readabl
     length += next.value.length;
     // Strings, not Buffers: the socket encodes a string straight into its own buffer. One chunk
     // ahead at most, so an answer waiting for a slow client is not serialised in advance.
-    if (length > streamAbove) return Readable.from(chunks(head, parts), { highWaterMark: 1 });
+    if (length > streamAbove) {
+      const stream = Readable.from(chunks(head, parts, lease), { highWaterMark: 1 });
+      // 'close' comes whether the stream ended, failed or was destroyed (the client went away),
+      // even before its first chunk was asked for.
+      if (lease) stream.once('close', () => lease.end());
+      return stream;
+    }
   }
+  lease?.end();
   return head.length === 1 ? (head[0] as string) : head.join('');
 }
 
 /** What is already serialised, then the rest in chunks of about CHUNK characters. */
-async function* chunks(head: string[], rest: Iterator<string>): AsyncGenerator<string> {
-  yield head.join('');
+async function* chunks(
+  head: string[],
+  rest: Iterator<string>,
+  lease: AnswerLease | undefined,
+): AsyncGenerator<string> {
+  const first = head.join('');
+  head.length = 0;
+  yield first;
+  // Resumed: the stream has taken the chunk (one ahead of the socket at most).
+  lease?.release(first.length);
   let chunk: string[] = [];
   let length = 0;
   for (let next = rest.next(); !next.done; next = rest.next()) {
@@ -70,6 +100,7 @@ async function* chunks(head: string[], rest: Iterator<string>): AsyncGenerator<s
     // Another request's turn between chunks, even when the client reads as fast as we write.
     await nextTurn();
     yield chunk.join('');
+    lease?.release(length);
     chunk = [];
     length = 0;
   }
