@@ -172,3 +172,66 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     );
   });
 });
+
+describe('issue 19 item 2: the memory held by large answers in flight is bounded', () => {
+  // A small budget (ANSWER_MEMORY_LIMIT_MB) and threshold (STREAM_ANSWERS_ABOVE), pages of PAGE
+  // records larger than the budget, SIX lists at once: unbounded, they would hold six pages.
+  const PAGE = 12;
+  const LIMIT_MB = testEngine === 'mysql' ? 1 : 8;
+  const threshold = testEngine === 'mysql' ? 64 * 1024 : 1024 * 1024;
+  // A record's values beside its description (title, code, timestamps, ids) in bytes, at most.
+  const SLACK = 4 * 1024;
+  const page = PAGE * (DESCRIPTION + SLACK);
+  const SIX = 6;
+  let whole: TestServer;
+  let bounded: TestServer;
+
+  before(async () => {
+    whole = await startTestServer({ STREAM_ANSWERS_ABOVE: String(1024 * 1024 * 1024) });
+    bounded = await startTestServer(
+      {
+        ...whole.storageEnv,
+        ANSWER_MEMORY_LIMIT_MB: String(LIMIT_MB),
+        STREAM_ANSWERS_ABOVE: String(threshold),
+      },
+      { anonymous: true },
+    );
+    bounded.defaultHeaders = { ...whole.defaultHeaders };
+    for (let i = 0; i < PAGE * 2; i += 1)
+      await create(whole, {
+        title: `Held ${i}`,
+        code: `HELD${i}`,
+        description: (i % 2 ? 'h' : 'é').repeat(DESCRIPTION / (i % 2 ? 1 : 2)),
+      });
+  });
+  after(async () => {
+    await bounded?.close();
+    await whole?.close();
+  });
+
+  it(`ANSWER_MEMORY_LIMIT_MB: six lists of ${PAGE} large records at once answer byte for byte as built whole, while what they hold stays within the budget and one page`, async () => {
+    const targets = Array.from(
+      { length: SIX },
+      (_, i) => `${PATH}?per_page=${PAGE}&page=${(i % 2) + 1}&sort=code`,
+    );
+    const expected = new Map<string, string>();
+    for (const target of new Set(targets))
+      expected.set(target, (await digest(whole, target)).sha256);
+    const budget = bounded.service.app.answerBudget;
+    const answers = await Promise.all(targets.map((target) => digest(bounded, target)));
+    answers.forEach((answer, i) => {
+      assert.equal(answer.status, 200);
+      assert.equal(answer.sha256, expected.get(targets[i] as string), targets[i]);
+    });
+    // Six pages were held at some point, or the test proves nothing.
+    assert.ok(answers.every((a) => a.bytes > PAGE * DESCRIPTION * 0.9));
+    const limit = LIMIT_MB * 1024 * 1024;
+    assert.ok(budget.peak > limit / 2, `the budget was barely used: ${budget.peak} bytes at most`);
+    assert.ok(
+      budget.peak <= limit + page,
+      `${budget.peak} bytes held at once, beyond ${limit} + one page (${page})`,
+    );
+    // Everything given back once the answers are written.
+    assert.equal(budget.charged, 0);
+  });
+});
