@@ -234,4 +234,24 @@ describe('issue 19 item 2: the memory held by large answers in flight is bounded
     // Everything given back once the answers are written.
     assert.equal(budget.charged, 0);
   });
+
+  it('ANSWER_MEMORY_LIMIT_MB: a client that goes away mid-answer gives its share of the budget back', async () => {
+    const budget = bounded.service.app.answerBudget;
+    const aborted = new AbortController();
+    const response = await fetch(`${bounded.url}${PATH}?per_page=${PAGE}`, {
+      headers: bounded.defaultHeaders,
+      signal: aborted.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    assert.ok(budget.charged > 0, 'the answer holds a charge while it is written');
+    aborted.abort();
+    await reader.cancel().catch(() => {});
+    const until = Date.now() + 5_000;
+    while (budget.charged > 0 && Date.now() < until)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(budget.charged, 0);
+    // And the budget still serves the next list.
+    assert.equal((await digest(bounded, `${PATH}?per_page=${PAGE}`)).status, 200);
+  });
 });
