@@ -280,19 +280,27 @@ export async function runCached<R>(
   const sliced = options.sliced && template.select && slicedReaders.get(db);
   if (sliced) return (await sliced(template.sql, parameters, options.lease)) as R[];
   const { lease } = options;
-  if (lease) {
-    const admitted = lease.admission();
-    if (admitted) await admitted;
-    const rows = await runCached(db, key, build, values, { memo: options.memo });
-    const granted = lease.charge(rowsBytes(rows));
-    if (granted) await granted;
-    return rows;
-  }
+  if (!lease) return execute<R>(db, template, parameters, options.memo);
+  const admitted = lease.admission();
+  if (admitted) await admitted;
+  const rows = await execute<R>(db, template, parameters, options.memo);
+  const granted = lease.charge(rowsBytes(rows));
+  if (granted) await granted;
+  return rows;
+}
+
+/** Runs a compiled statement where its engine runs it: directly, through its memo, or sent. */
+async function execute<R>(
+  db: Db,
+  template: Template,
+  parameters: unknown[],
+  memoScope: MemoScope | undefined,
+): Promise<R[]> {
   const shortcut = direct.get(db);
   if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
-    return shortcut.executor(template.sql, parameters, options.memo) as R[];
+    return shortcut.executor(template.sql, parameters, memoScope) as R[];
   }
-  const memo = options.memo === true && statementMemoOf(db);
+  const memo = memoScope === true && statementMemoOf(db);
   if (memo) return (await memo.run(template.sql, parameters)) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
