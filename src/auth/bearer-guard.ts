@@ -1,7 +1,8 @@
 // The stateless bearer mode of `svc.api` (SPEC.md 5.1). Order of checks: the token's shape (no
 // token lookup for a malformed one), one indexed lookup that also reads the caller IP's failure
 // window, the per-IP limit (429 even for a valid token), then revocation, expiry, the scope
-// re-validation; the route's abilities (all required) are checked by the guard.
+// re-validation; the route's abilities (all required) are checked by the guard. On PostgreSQL a
+// list or show may carry the same checks in its own statement instead (carryBearerCheck).
 import type { FastifyRequest } from 'fastify';
 import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';

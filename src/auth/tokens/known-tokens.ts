@@ -24,6 +24,8 @@ export function rememberToken(
   identity: TokenIdentity,
   lastUsedAt: number | null,
 ): void {
+  // Without a fingerprint (an engine that cannot carry the check) there is nothing to carry.
+  if (identity.fingerprint === null) return;
   let store = stores.get(database);
   if (!store) stores.set(database, (store = new Map()));
   if (store.size >= LIMIT) store.clear();
