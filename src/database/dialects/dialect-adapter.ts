@@ -5,6 +5,17 @@ import type { Db } from '../db.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
+/**
+ * The escape character of an `escaped` likeInsensitive pattern, the same on every engine. Not a
+ * backslash: its quoting differs between engines and SQL modes, and `!` needs none.
+ */
+export const LIKE_ESCAPE = '!';
+
+/** `text` as a LIKE pattern that matches it literally: `%`, `_` and LIKE_ESCAPE escaped. */
+export function escapeLike(text: string): string {
+  return text.replace(/[%_!]/g, `${LIKE_ESCAPE}$&`);
+}
+
 /** Driver errors that the service reports as something other than a 500. */
 export type TranslatedError =
   | { kind: 'unique'; column: string | null }
@@ -23,13 +34,16 @@ export interface DialectAdapter {
   readonly name: DialectName;
   /**
    * Case-insensitive LIKE on every engine (DESIGN.md 3.5). `unicode` says the pattern holds
-   * non-ASCII characters, for engines whose plain LIKE folds ASCII only.
+   * non-ASCII characters, for engines whose plain LIKE folds ASCII only. Without `escaped` the
+   * pattern has no escape character (`%` and `_` are always wildcards, a backslash is itself: the
+   * list's `like` filter); with it, LIKE_ESCAPE escapes (a pattern made with escapeLike).
    */
   likeInsensitive(
     column: string,
     pattern: Expression<unknown>,
     negate: boolean,
     unicode: boolean,
+    escaped?: boolean,
   ): Expression<SqlBool>;
   /** Inserts one row and returns its generated primary key. */
   insertReturningId(

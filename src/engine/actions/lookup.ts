@@ -2,6 +2,7 @@
 // columns, found by text or by ids, within the caller's scope. Any session user may look up
 // (a non-admin picks a template's users and groups): it answers no column but the title ones.
 import { type Expression, type SqlBool, sql } from 'kysely';
+import { escapeLike } from '../../database/dialects/dialect-adapter.js';
 import { idOf } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
@@ -50,10 +51,12 @@ export async function lookup(
     // PostgreSQL refuses a NUL character in text: such a search finds nothing, on every engine.
     if (search.includes('\u0000')) return [];
     if (search.trim() !== '') {
-      const pattern = sql.val(`%${search.trim()}%`);
+      // The text matches literally: `%`, `_` in it are characters, not the wildcards the list's
+      // `like` filter reads them as.
+      const pattern = sql.val(`%${escapeLike(search.trim())}%`);
       const unicode = NON_ASCII.test(search);
       const matches = entity.titleColumns.map((c) =>
-        adapter.likeInsensitive(`${entity.table}.${c}`, pattern, false, unicode),
+        adapter.likeInsensitive(`${entity.table}.${c}`, pattern, false, unicode, true),
       );
       where.push(sql<boolean>`(${sql.join(matches, sql` or `)})`);
     }

@@ -2,7 +2,7 @@
 // equality and sorting match the other engines, so LIKE folds case explicitly; generated ids
 // come from the insert result; timestamps are DATETIME(3) in UTC.
 import { sql } from 'kysely';
-import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
 
 /** No pooled connection within DB_CONNECT_TIMEOUT_MS (connect.ts; mysql2's own pool has no limit). */
@@ -36,11 +36,14 @@ function utcDatetime(date: Date): string {
 
 export const mysqlAdapter: DialectAdapter = {
   name: 'mysql',
-  likeInsensitive(column, pattern, negate) {
+  likeInsensitive(column, pattern, negate, _unicode, escaped = false) {
     // Backslash is LIKE's escape in MySQL (ESCAPE '' does not turn it off in MariaDB) and SQLite
-    // has none: doubling every backslash makes it match itself, as on the other engines.
+    // has none: doubling every backslash makes it match itself, as on the other engines. An
+    // `escaped` pattern names its escape, which makes a backslash an ordinary character.
     const left = sql`lower(${sql.ref(column)})`;
-    const right = sql`lower(replace(${pattern}, '\\\\', '\\\\\\\\'))`;
+    const right = escaped
+      ? sql`lower(${pattern}) escape ${sql.lit(LIKE_ESCAPE)}`
+      : sql`lower(replace(${pattern}, '\\\\', '\\\\\\\\'))`;
     return negate ? sql<boolean>`${left} not like ${right}` : sql<boolean>`${left} like ${right}`;
   },
   async insertReturningId(db, table, values) {

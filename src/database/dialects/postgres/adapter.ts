@@ -3,7 +3,7 @@
 
 import { sql } from 'kysely';
 import { insertRows } from '../../write-statements.js';
-import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
 import { SNAPSHOT } from './snapshot-memo.js';
 import { typeParser } from './type-parsers.js';
@@ -31,13 +31,14 @@ const JSON_EXACT = sql.lit('{int2,int4,int8,bool,text,varchar}');
 
 export const postgresAdapter: DialectAdapter = {
   name: 'postgres',
-  likeInsensitive(column, pattern, negate) {
-    // Backslash is LIKE's default escape in PostgreSQL; SQLite has none, so neither has one here.
-    // Numbers and timestamps match as text, as they do on SQLite.
+  likeInsensitive(column, pattern, negate, _unicode, escaped = false) {
+    // Backslash is LIKE's default escape in PostgreSQL; SQLite has none, so neither has one here
+    // unless the pattern is `escaped`. Numbers and timestamps match as text, as they do on SQLite.
     const left = sql`cast(${sql.ref(column)} as text)`;
+    const escapeClause = sql.lit(escaped ? LIKE_ESCAPE : '');
     return negate
-      ? sql<boolean>`${left} not ilike ${pattern} escape ''`
-      : sql<boolean>`${left} ilike ${pattern} escape ''`;
+      ? sql<boolean>`${left} not ilike ${pattern} escape ${escapeClause}`
+      : sql<boolean>`${left} ilike ${pattern} escape ${escapeClause}`;
   },
   async insertReturningId(db, table, values, primaryKey) {
     const [row] = await insertRows(db, table, [values], primaryKey);

@@ -3,17 +3,21 @@
 
 import { sql } from 'kysely';
 import { insertRows } from '../../write-statements.js';
-import type { DialectAdapter, TranslatedError } from '../dialect-adapter.js';
+import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
 
 export const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
-  likeInsensitive(column, pattern, negate, unicode) {
+  likeInsensitive(column, pattern, negate, unicode, escaped = false) {
     // SQLite's LIKE folds ASCII letters only; a non-ASCII pattern compares both sides folded by
-    // svc_casefold (registered in connect.ts). ASCII patterns keep the faster built-in path.
+    // svc_casefold (registered in connect.ts), still with LIKE, whose escape it leaves as it is.
+    // ASCII patterns keep the faster built-in path. SQLite's LIKE has no escape unless told one.
     const left = unicode ? sql`svc_casefold(${sql.ref(column)})` : sql.ref(column);
     const right = unicode ? sql`svc_casefold(${pattern})` : pattern;
-    return negate ? sql<boolean>`${left} not like ${right}` : sql<boolean>`${left} like ${right}`;
+    const escapeClause = escaped ? sql` escape ${sql.lit(LIKE_ESCAPE)}` : sql``;
+    return negate
+      ? sql<boolean>`${left} not like ${right}${escapeClause}`
+      : sql<boolean>`${left} like ${right}${escapeClause}`;
   },
   async insertReturningId(db, table, values, primaryKey) {
     const [row] = await insertRows(db, table, [values], primaryKey);
