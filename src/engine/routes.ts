@@ -4,7 +4,7 @@
 // Conditional requests (ETag, If-Match, If-None-Match: conditional/) and Idempotency-Key on
 // create (idempotency/) are read from the headers here and handed to the actions.
 
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -111,16 +111,30 @@ function listReply(
 }
 
 /**
- * The outcome of work done on a carried credential check (database/carried-check.ts), once the
+ * The answer of work done on a carried credential check (database/carried-check.ts), once the
  * check is settled: its errors come first, and the work is done again (`again`) when it ran on
- * a credential state that has moved since.
+ * a credential state that has moved since. An answer not sent is let go: a streamed one gives
+ * back what it holds of the answers' memory budget when its stream closes.
  */
-async function settled<T>(check: CarriedCheck, work: Promise<T>, again: () => Promise<T>) {
+async function settled(check: CarriedCheck, work: Promise<Answer>, again: () => Promise<Answer>) {
   const outcome = await work.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!(await check.settle())) return again();
+  const letGo = () => {
+    if ('value' in outcome && outcome.value.text instanceof Readable) outcome.value.text.destroy();
+  };
+  let stands: boolean;
+  try {
+    stands = await check.settle();
+  } catch (error) {
+    letGo();
+    throw error;
+  }
+  if (!stands) {
+    letGo();
+    return again();
+  }
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 }

@@ -181,3 +181,29 @@ describe('the bearer check carried by the read’s own statement', () => {
     assertJson(await server.get(PATH, { headers: bearer(who.token) }), 200);
   });
 });
+
+describe('a streamed list read on a carried check that does not stand', () => {
+  let server: TestServer;
+  let elsewhere: Database;
+
+  before(async () => {
+    // Every list of these templates is streamed, and charged to the answers' memory budget.
+    server = await startTestServer({ STREAM_ANSWERS_ABOVE: '1000' });
+    elsewhere = connectDatabase(server.databaseUrl, loadConfig({ DATA_DIR: server.dataDir }));
+    for (let i = 0; i < 3; i++)
+      assertJson(await server.post(PATH, templatePayload({ description: 'x'.repeat(2000) })), 201);
+  });
+  after(async () => {
+    await elsewhere?.close();
+    await server?.close();
+  });
+
+  it('gives its share of the answers’ memory budget back when the token turns out revoked', async () => {
+    const who = await seedIdentity(server, 'carried-streamed', { abilities: READ });
+    assertJson(await server.get(PATH, { headers: bearer(who.token) }), 200);
+    assertJson(await server.get(PATH, { headers: bearer(who.token) }), 200);
+    await revokeToken(elsewhere, who.tokenId);
+    assertBearer401(await server.get(PATH, { headers: bearer(who.token) }), 'Token revoked.');
+    assert.equal(server.service.app.answerBudget.charged, 0);
+  });
+});
