@@ -123,14 +123,14 @@ export function LookupPicker(props: LookupPickerProps) {
 
   // Placed before the options are painted, after every render (the options change, or a row
   // above comes or goes), and again while any scroller moves or the window is resized.
+  const place = () => {
+    if (input.current && list.current) placeOptions(input.current, list.current);
+  };
   useLayoutEffect(() => {
-    if (showing && input.current && list.current) placeOptions(input.current, list.current);
+    if (showing) place();
   });
   useEffect(() => {
     if (!showing) return;
-    const place = () => {
-      if (input.current && list.current) placeOptions(input.current, list.current);
-    };
     addEventListener('scroll', place, true);
     addEventListener('resize', place);
     return () => {
