@@ -55,7 +55,8 @@ describe('PostgreSQL named prepared statements', {
     );
     const [page] = rows;
     assert.equal(rows.length, 1, 'one page statement');
-    assert.doesNotMatch(page?.statement ?? '', /offset/i);
+    // The memo's fence (`offset 0`, a literal) is planned once like the rest; a bound OFFSET is not.
+    assert.doesNotMatch(page?.statement ?? '', /offset \$\d/i);
     assert.ok(Number(page?.generic_plans) >= 3, `${page?.generic_plans} runs on the plan kept`);
     assert.ok(Number(page?.custom_plans) <= 5, `${page?.custom_plans} runs planned anew`);
   });

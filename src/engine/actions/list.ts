@@ -6,7 +6,14 @@
 // rows after (or before) a position through the order's index instead of an OFFSET.
 import { sql } from 'kysely';
 import { carriedOn } from '../../database/carried-check.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import {
+  compiledStatement,
+  param,
+  runCached,
+  type StatementKey,
+  statementMemoOf,
+  statementSite,
+} from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
 import type { AnswerLease } from '../../support/answer-budget.js';
@@ -64,6 +71,14 @@ export interface ListOptions {
 }
 
 const PAGE = statementSite('list page');
+/** The memoised page's alias, and its column with the statement's snapshot. */
+const PAGE_ROWS = 'page_rows';
+const PAGE_SNAPSHOT = '$page_snapshot';
+
+/** `values` with every value null: placeholders that do not change what the page holds. */
+function nulled(values: Readonly<Record<string, unknown>>): Record<string, null> {
+  return Object.fromEntries(Object.keys(values).map((name) => [name, null]));
+}
 
 export async function list(
   resource: Resource,
@@ -117,109 +132,148 @@ export async function listAnswer(
     },
   };
 
+  // PostgreSQL: the page itself is kept with its snapshot (database/query-cache StatementMemo),
+  // and read again only when the snapshot moved; see memoised below.
+  const { snapshot } = adapter;
+  const memo = snapshot && statementMemoOf(db);
+  const key: StatementKey = [
+    PAGE,
+    ...recordsKey(connections, resource, context.scope, adapter),
+    filters.shape,
+    order?.column ?? null,
+    scan,
+    perPage,
+    keyset
+      ? keyset.valueIsNull
+        ? 'after null'
+        : 'after value'
+      : offset === 0
+        ? 'first'
+        : 'offset',
+    memo ? 'memoised' : 'read',
+    carried ? 'carries the total' : 'page only',
+    check?.key ?? null,
+  ];
+  const build = (): Select => {
+    // The list's order on `source` (the table, or the derived table of a cursor's branches).
+    const ordered = <Q extends Select>(query: Q, source = entity.table): Q => {
+      const sorted = order
+        ? query.orderBy(`${source}.${order.column}`, (o) =>
+            adapter.nullsSortLow
+              ? o[scan]()
+              : scan === 'asc'
+                ? o.asc().nullsFirst()
+                : o.desc().nullsLast(),
+          )
+        : query;
+      // The key breaks ties so pages never overlap or skip a row.
+      return sorted.orderBy(`${source}.${entity.primaryKey}`, scan) as Q;
+    };
+    // One row more than the page: whether another page follows. LIMIT is a literal (per_page
+    // takes few values): SQLite re-prepares a statement at every execution when its LIMIT is
+    // a bound parameter. OFFSET does not have that cost.
+    const limited = <Q extends Select>(query: Q, source?: string): Q =>
+      ordered(query, source).limit(sql.lit(perPage + 1)) as Q;
+    const filtered = (columns: string[]) =>
+      [...scopeConditions(entity, context.scope).where, ...filters.conditions()].reduce(
+        (q, w) => q.where(w),
+        db.selectFrom(entity.table).select(columns.map((c) => `${entity.table}.${c}`)) as Select,
+      );
+    const records = selectRecords(connections, resource, context.scope, adapter);
+    const pageRows = (): Select => {
+      let keys: Select;
+      if (keyset) {
+        // By cursor: the page's keys from the branches of the position (query/cursor.ts), each
+        // an index range read in order and limited to the page, merged in the list's order.
+        const columns = order ? [entity.primaryKey, order.column] : [entity.primaryKey];
+        const [first, second] = keysetBranches(
+          entity.table,
+          order?.column ?? null,
+          entity.primaryKey,
+          scan,
+          keyset.valueIsNull,
+        ).map((condition) => limited(filtered(columns).where(condition)));
+        keys =
+          second && first
+            ? limited(
+                db
+                  .selectFrom(
+                    db
+                      .selectFrom(first.as('first_branch'))
+                      .selectAll()
+                      .unionAll(db.selectFrom(second.as('second_branch')).selectAll())
+                      .as('branches'),
+                  )
+                  .select(`branches.${entity.primaryKey}`) as Select,
+                'branches',
+              )
+            : (first as Select);
+      } else {
+        // The first page, the one most asked for, has no OFFSET: a statement with no values
+        // (unfiltered) is planned once, where PostgreSQL plans one with a bound OFFSET anew at
+        // every run (its generic plan cannot know how deep the offset goes).
+        const page = <Q extends Select>(query: Q): Q =>
+          (offset === 0 ? limited(query) : limited(query).offset(param<number>('offset'))) as Q;
+        if (parsed.length === 0) return page(records);
+        // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
+        // for the page's rows only, even when the plan filters through one index and sorts.
+        keys = page(filtered([entity.primaryKey]));
+      }
+      // Read through a derived table: MySQL refuses LIMIT directly inside IN (...).
+      const pageKeys = db
+        .selectFrom(keys.as('page_keys'))
+        .select(`page_keys.${entity.primaryKey}`);
+      return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
+    };
+    if (!memo || !snapshot) return pageRows();
+    // `select <snapshot>, <total>, <check>, page.* from (select <snapshot>) left join lateral
+    // (<page> where <snapshot> <> <kept one>) as page`: the condition names only the outer row,
+    // so PostgreSQL makes it a one-time filter and does not run the page at all when the
+    // snapshot is the kept one. Then one row answers, its page columns null; an empty page
+    // answers the same way. The total and the token check ride on that row, so they are
+    // carried whatever the page holds. OFFSET 0 keeps the page a sub-query of its own.
+    const memoised = db
+      .selectFrom(db.selectNoFrom(snapshot.as('snapshot')).as('page_memo'))
+      .leftJoinLateral(
+        db
+          .selectFrom(pageRows().as('page_query'))
+          .selectAll()
+          .where(sql<boolean>`page_memo.snapshot <> ${param<string>('kept_page_snapshot')}`)
+          .offset(sql.lit(0))
+          .as(PAGE_ROWS),
+        (join) => join.onTrue(),
+      )
+      .selectAll(PAGE_ROWS)
+      .select([
+        sql.ref('page_memo.snapshot').as(PAGE_SNAPSHOT),
+        ...(carried?.columns() ?? []),
+        ...(check ? [check.column()] : []),
+      ]) as unknown as Select;
+    return ordered(memoised, PAGE_ROWS);
+  };
+  const values = {
+    ...filters.values,
+    ...(keyset ? keyset.values : offset === 0 ? {} : { offset }),
+  };
+  // What identifies the page's rows: the statement with the values it reads them by.
+  const identity =
+    memo &&
+    compiledStatement(db, key, build, {
+      ...values,
+      ...nulled({ kept_page_snapshot: '', ...carried?.values, ...check?.values }),
+    });
+  const kept = identity ? memo.kept(identity.sql, identity.parameters) : undefined;
+
   let rows: Row[] = [];
   const beyondTheEnd = !carried && !position && !estimated && total !== null && offset >= total;
   if (!beyondTheEnd) {
-    rows = await runCached(
+    const read = await runCached(
       db,
-      [
-        PAGE,
-        ...recordsKey(connections, resource, context.scope, adapter),
-        filters.shape,
-        order?.column ?? null,
-        scan,
-        perPage,
-        keyset
-          ? keyset.valueIsNull
-            ? 'after null'
-            : 'after value'
-          : offset === 0
-            ? 'first'
-            : 'offset',
-        carried ? 'carries the total' : 'page only',
-        check?.key ?? null,
-      ],
-      () => {
-        // The list's order on `source` (the table, or the derived table of a cursor's branches).
-        const ordered = <Q extends Select>(query: Q, source = entity.table): Q => {
-          const sorted = order
-            ? query.orderBy(`${source}.${order.column}`, (o) =>
-                adapter.nullsSortLow
-                  ? o[scan]()
-                  : scan === 'asc'
-                    ? o.asc().nullsFirst()
-                    : o.desc().nullsLast(),
-              )
-            : query;
-          // The key breaks ties so pages never overlap or skip a row.
-          return sorted.orderBy(`${source}.${entity.primaryKey}`, scan) as Q;
-        };
-        // One row more than the page: whether another page follows. LIMIT is a literal (per_page
-        // takes few values): SQLite re-prepares a statement at every execution when its LIMIT is
-        // a bound parameter. OFFSET does not have that cost.
-        const limited = <Q extends Select>(query: Q, source?: string): Q =>
-          ordered(query, source).limit(sql.lit(perPage + 1)) as Q;
-        const filtered = (columns: string[]) =>
-          [...scopeConditions(entity, context.scope).where, ...filters.conditions()].reduce(
-            (q, w) => q.where(w),
-            db
-              .selectFrom(entity.table)
-              .select(columns.map((c) => `${entity.table}.${c}`)) as Select,
-          );
-        const records = selectRecords(connections, resource, context.scope, adapter);
-        const withTotal = (query: Select): Select => {
-          const columns = [...(carried?.columns() ?? []), ...(check ? [check.column()] : [])];
-          return columns.length > 0 ? (query.select(columns) as Select) : query;
-        };
-        let keys: Select;
-        if (keyset) {
-          // By cursor: the page's keys from the branches of the position (query/cursor.ts), each
-          // an index range read in order and limited to the page, merged in the list's order.
-          const columns = order ? [entity.primaryKey, order.column] : [entity.primaryKey];
-          const [first, second] = keysetBranches(
-            entity.table,
-            order?.column ?? null,
-            entity.primaryKey,
-            scan,
-            keyset.valueIsNull,
-          ).map((condition) => limited(filtered(columns).where(condition)));
-          keys =
-            second && first
-              ? limited(
-                  db
-                    .selectFrom(
-                      db
-                        .selectFrom(first.as('first_branch'))
-                        .selectAll()
-                        .unionAll(db.selectFrom(second.as('second_branch')).selectAll())
-                        .as('branches'),
-                    )
-                    .select(`branches.${entity.primaryKey}`) as Select,
-                  'branches',
-                )
-              : (first as Select);
-        } else {
-          // The first page, the one most asked for, has no OFFSET: a statement with no values
-          // (unfiltered) is planned once, where PostgreSQL plans one with a bound OFFSET anew at
-          // every run (its generic plan cannot know how deep the offset goes).
-          const page = <Q extends Select>(query: Q): Q =>
-            (offset === 0 ? limited(query) : limited(query).offset(param<number>('offset'))) as Q;
-          if (parsed.length === 0) return withTotal(page(records));
-          // Filtered: pick the page's keys first ("deferred join"), so the count sub-queries run
-          // for the page's rows only, even when the plan filters through one index and sorts.
-          keys = page(filtered([entity.primaryKey]));
-        }
-        // Read through a derived table: MySQL refuses LIMIT directly inside IN (...).
-        const pageKeys = db
-          .selectFrom(keys.as('page_keys'))
-          .select(`page_keys.${entity.primaryKey}`);
-        return withTotal(
-          ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys)),
-        );
-      },
+      key,
+      build,
       {
-        ...filters.values,
-        ...(keyset ? keyset.values : offset === 0 ? {} : { offset }),
+        ...values,
+        ...(memo ? { kept_page_snapshot: kept?.snapshot ?? '' } : {}),
         ...carried?.values,
         ...check?.values,
       },
@@ -227,13 +281,23 @@ export async function listAnswer(
       // its rows are charged to the answers' memory budget.
       { sliced: true, lease: options.lease },
     );
-  }
-  check?.read(rows);
-  if (carried) {
-    // An empty page carries no total: then it is counted on its own.
-    total =
-      carried.read(rows) ?? (await listTotal(resource, context, count.strategy, filters)).total;
-    estimated = false;
+    check?.read(read);
+    if (carried) {
+      // Only an empty page read without the memo carries no total: then it is counted on its own.
+      total =
+        carried.read(read) ?? (await listTotal(resource, context, count.strategy, filters)).total;
+      estimated = false;
+    }
+    rows = read;
+    if (identity) {
+      const seen = String(read[0]?.[PAGE_SNAPSHOT]);
+      if (kept && kept.snapshot === seen) rows = [...(kept.rows as Row[])];
+      else {
+        // The one row of an empty page has its page columns null.
+        if (read[0]?.[entity.primaryKey] == null) rows = [];
+        memo.keep(identity.sql, identity.parameters, { snapshot: seen, rows });
+      }
+    }
   }
   const more = rows.length > perPage;
   const shown = rows.slice(0, perPage);

@@ -7,14 +7,18 @@
 // a commit that wrote anything moves the snapshot, so the query runs again. Outside transactions
 // only (query-cache): a transaction's own writes are not in its snapshot.
 import { CompiledQuery, sql } from 'kysely';
+import { rowBytes } from '../../../support/answer-budget.js';
 import type { Db } from '../../db.js';
 import type { KeptRows, StatementMemo } from '../../query-cache.js';
 
 /** The snapshot of the statement it is in, as text (equal texts: the same commits seen). */
 export const SNAPSHOT = sql<string>`pg_current_snapshot()::text`;
 
-/** Results kept per process; past it the memo starts again empty. */
+/** Results kept per process, and what their values hold; past either the memo starts again empty. */
 const LIMIT = 500;
+const BYTES_LIMIT = 32 * 1024 * 1024;
+/** A larger result (a list page of long texts) is not kept: it would empty the memo at once. */
+const LARGEST_KEPT = BYTES_LIMIT / 16;
 
 interface Wrapped {
   readonly snapshot: string;
@@ -33,13 +37,26 @@ function wrap(text: string, parameterCount: number): string {
 
 export function snapshotMemo(db: Db): StatementMemo {
   const store = new Map<string, KeptRows>();
+  let held = 0;
   const keyOf = (text: string, parameters: readonly unknown[]) =>
     `${text}\u0000${JSON.stringify(parameters)}`;
   const memo: StatementMemo = {
     kept: (text, parameters) => store.get(keyOf(text, parameters)),
     keep(text, parameters, kept) {
-      if (store.size >= LIMIT) store.clear();
-      store.set(keyOf(text, parameters), kept);
+      const key = keyOf(text, parameters);
+      let bytes = 0;
+      for (const row of kept.rows) bytes += rowBytes(row as object);
+      if (bytes > LARGEST_KEPT) {
+        store.delete(key);
+        return;
+      }
+      if (store.size >= LIMIT || held + bytes > BYTES_LIMIT) {
+        store.clear();
+        held = 0;
+      }
+      store.set(key, kept);
+      // An entry replaced still counts until the next clear: a bound, not an exact sum.
+      held += bytes;
     },
     async run(text, parameters) {
       const known = memo.kept(text, parameters);
