@@ -88,22 +88,29 @@ const tagged = (status: number, answer: TaggedRecord): Answer => ({
  * so the page is serialised once; 304 when If-None-Match names it. A page long enough to be
  * streamed (output/json-answer.ts) is sent before its end is known: it has no ETag. Issue 21:
  * Link (RFC 8288) to the next and previous pages by cursor, Preference-Applied (RFC 7240) when
- * a Prefer: count=... was honoured.
+ * a Prefer: count=... was honoured. On PostgreSQL the text and ETag made from a kept page are
+ * kept with it (output/made-answers.ts) and sent again while it stays the kept page.
  */
-function listReply(
+async function listReply(
   answer: ListAnswer,
   request: FastifyRequest,
   streamAbove: number,
   lease: AnswerLease | undefined,
-): Answer {
+): Promise<Answer> {
   const link = listLinks(request.url, answer);
   const headers: Record<string, string> = {
     ...(link ? { link } : {}),
     ...(answer.preferenceApplied ? { 'preference-applied': answer.preferenceApplied } : {}),
   };
-  const text = jsonAnswer(answer.body, streamAbove, lease);
-  if (typeof text !== 'string') return { status: 200, text, headers };
-  const etag = listTag(text);
+  let made = answer.made;
+  if (made) lease?.end();
+  else {
+    const text = jsonAnswer(await answer.body(), streamAbove, lease);
+    if (typeof text !== 'string') return { status: 200, text, headers };
+    made = { text, etag: listTag(text), next: answer.next, prev: answer.prev };
+    answer.memo?.keep(made);
+  }
+  const { text, etag } = made;
   const outcome = evaluate(preconditionsOf(request.headers), etag, 'read');
   if (outcome === 'failed') throw preconditionFailed(etag);
   if (outcome === 'not-modified') return { status: 304, headers: { ...headers, etag } };
@@ -214,8 +221,9 @@ export function registerResourceRoutes(
             prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
             cursorKey: deps.cursorKey,
             lease,
+            keepAnswers: true,
           });
-          return listReply(answer, r, streamAbove, lease);
+          return await listReply(answer, r, streamAbove, lease);
         } catch (error) {
           lease?.end();
           throw error;

@@ -11,9 +11,10 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/config.js';
 import { connectDatabase } from '../../src/database/connect.js';
 import type { Database } from '../../src/database/database.js';
+import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
 import { testEngine } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
-import { seedGroups, seedUsers } from '../helpers/seed.js';
+import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { insertTemplate } from '../helpers/templates.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -180,6 +181,73 @@ describe('a list answers what the database holds now, whoever changed it', () =>
       meta: { total: 0, per_page: 15, current_page: 1, last_page: 1 },
     });
     assert.equal(server.statements() - start, 1);
+  });
+});
+
+describe('a list answer made from a kept page is reused only for what it was made for', () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer({ TENANT_ISOLATION: 'true' });
+  });
+  after(() => server?.close());
+
+  it('answers the same address to users of two companies with each company’s own templates, in turn', async () => {
+    const one = await seedIdentity(server, 'memo-one');
+    const two = await seedIdentity(server, 'memo-two');
+    for (const who of [one, two]) {
+      const writer = await issue(server, { userId: who.userId, unitId: who.unitId });
+      const created = await server.post(
+        PATH,
+        templatePayload({ title: `Own of ${who.companyId}` }),
+        { headers: bearer(writer.token) },
+      );
+      assertJson(created, 201);
+    }
+    for (let i = 0; i < 3; i++)
+      for (const who of [one, two]) {
+        const reply = await server.get(`${PATH}?sort=title`, { headers: bearer(who.token) });
+        assertJson(reply, 200);
+        assert.deepEqual(
+          (reply.body.data as Array<{ title: string }>).map((t) => t.title),
+          [`Own of ${who.companyId}`],
+        );
+      }
+  });
+
+  it('answers requests for the same rows that differ in what else the answer says each with its own answer', async () => {
+    const exact = () => server.get(`${PATH}?sort=title`);
+    const none = () => server.get(`${PATH}?sort=title`, { headers: { prefer: 'count=none' } });
+    // The same statement and rows as `exact`: a count named in the request adds has_more and
+    // the cursors to meta.
+    const named = () => server.get(`${PATH}?sort=title&count=exact`);
+    for (let i = 0; i < 2; i++) {
+      const a = await exact();
+      const b = await none();
+      const c = await named();
+      for (const reply of [a, b, c]) assertJson(reply, 200);
+      assert.equal(typeof a.body.meta.total, 'number');
+      assert.equal(a.headers.get('preference-applied'), null);
+      assert.equal(b.body.meta.total, null);
+      assert.equal(b.headers.get('preference-applied'), 'count=none');
+      assert.equal(a.body.meta.has_more, undefined);
+      assert.equal(c.body.meta.has_more, false);
+      assert.deepEqual(a.body.data, c.body.data);
+      assert.notEqual(a.headers.get('etag'), b.headers.get('etag'));
+    }
+  });
+
+  it('answers If-None-Match with 304 from a reused answer, and 200 with the new text once the page changed', async () => {
+    const first = await server.get(`${PATH}?sort=title`);
+    assertJson(first, 200);
+    const etag = first.headers.get('etag') ?? '';
+    const same = await server.get(`${PATH}?sort=title`, { headers: { 'if-none-match': etag } });
+    assert.equal(same.status, 304);
+    assertJson(await server.post(PATH, templatePayload({ title: 'Aaa first now' })), 201);
+    const changed = await server.get(`${PATH}?sort=title`, { headers: { 'if-none-match': etag } });
+    assertJson(changed, 200);
+    assert.equal((changed.body.data as Array<{ title: string }>)[0]?.title, 'Aaa first now');
+    assert.notEqual(changed.headers.get('etag'), etag);
   });
 });
 

@@ -14,12 +14,20 @@ import {
   statementMemoOf,
   statementSite,
 } from '../../database/query-cache.js';
+import type { KeptRows } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
 import type { AnswerLease } from '../../support/answer-budget.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { assembleRecords, recordsKey, type Select, selectRecords } from '../output/records.js';
+import { type AnswerMemo, answerMemo, type MadeAnswer } from '../output/made-answers.js';
+import {
+  assembleRecords,
+  readInOne,
+  recordsKey,
+  type Select,
+  selectRecords,
+} from '../output/records.js';
 import { parseCount } from '../query/count.js';
 import {
   encodeCursor,
@@ -55,10 +63,14 @@ export interface ListResult {
 
 /** The answer and what its headers say (Link, Preference-Applied). */
 export interface ListAnswer {
-  readonly body: ListResult;
   readonly next: string | null;
   readonly prev: string | null;
   readonly preferenceApplied: string | null;
+  /** The answer's text, made earlier from the same kept page for the same request. */
+  readonly made: MadeAnswer | undefined;
+  /** Where the answer made now is kept for the next same request (null: it is not kept). */
+  readonly memo: AnswerMemo | null;
+  body(): Promise<ListResult>;
 }
 
 export interface ListOptions {
@@ -68,6 +80,11 @@ export interface ListOptions {
   readonly cursorKey?: Buffer;
   /** The answer's share of the memory budget the page's rows are charged to (support/answer-budget.ts). */
   readonly lease?: AnswerLease;
+  /**
+   * The caller makes the answer's text (the list route): it may be kept, and an answer made
+   * earlier returned instead of the body (ListAnswer.made).
+   */
+  readonly keepAnswers?: boolean;
 }
 
 const PAGE = statementSite('list page');
@@ -86,7 +103,7 @@ export async function list(
   input: Input,
   options: ListOptions = {},
 ): Promise<ListResult> {
-  return (await listAnswer(resource, context, input, options)).body;
+  return (await listAnswer(resource, context, input, options)).body();
 }
 
 export async function listAnswer(
@@ -265,6 +282,8 @@ export async function listAnswer(
   const kept = identity ? memo.kept(identity.sql, identity.parameters) : undefined;
 
   let rows: Row[] = [];
+  /** The kept page the rows are (PostgreSQL). */
+  let source: KeptRows | null = null;
   const beyondTheEnd = !carried && !position && !estimated && total !== null && offset >= total;
   if (!beyondTheEnd) {
     const read = await runCached(
@@ -291,14 +310,37 @@ export async function listAnswer(
     rows = read;
     if (identity) {
       const seen = String(read[0]?.[PAGE_SNAPSHOT]);
-      if (kept && kept.snapshot === seen) rows = [...(kept.rows as Row[])];
-      else {
+      if (kept && kept.snapshot === seen) {
+        rows = [...(kept.rows as Row[])];
+        source = kept;
+      } else {
         // The one row of an empty page has its page columns null.
         if (read[0]?.[entity.primaryKey] == null) rows = [];
-        memo.keep(identity.sql, identity.parameters, { snapshot: seen, rows });
+        source = { snapshot: seen, rows };
+        memo.keep(identity.sql, identity.parameters, source);
       }
     }
   }
+  // Answers made from a kept page are kept too (output/made-answers.ts) when the page's statement
+  // read all they are made of; the key is what else the answer is made from.
+  const answers =
+    options.keepAnswers && identity && source && readInOne(connections, resource, adapter)
+      ? answerMemo(
+          resource,
+          source,
+          JSON.stringify([input, options.prefer ?? null, identity.parameters]),
+        )
+      : null;
+  const made = answers?.made();
+  if (made)
+    return {
+      next: made.next,
+      prev: made.prev,
+      preferenceApplied: count.preferenceApplied,
+      made,
+      memo: null,
+      body: () => Promise.reject(new Error('A made answer has no body: use its text.')),
+    };
   const more = rows.length > perPage;
   const shown = rows.slice(0, perPage);
   if (backward) shown.reverse();
@@ -324,7 +366,6 @@ export async function listAnswer(
       ? (around(first, false) ?? turned ?? null)
       : null;
 
-  const records = await assembleRecords(connections, resource, context.scope, adapter, shown);
   const meta: ListMeta = {
     total,
     per_page: perPage,
@@ -339,9 +380,14 @@ export async function listAnswer(
       prev_cursor: prev,
     });
   return {
-    body: { data: records.map(resource.index), meta },
     next,
     prev,
+    made: undefined,
+    memo: answers,
+    async body() {
+      const records = await assembleRecords(connections, resource, context.scope, adapter, shown);
+      return { data: records.map(resource.index), meta };
+    },
     preferenceApplied: count.preferenceApplied,
   };
 }

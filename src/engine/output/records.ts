@@ -321,3 +321,19 @@ export function storedDetailRows(
 ): Row[] {
   return embeddedStoredRows(relation, adapter)(row[embeddedColumn(name)]);
 }
+
+/**
+ * Whether selectRecords' one statement holds all a record is made of: every belongs-to relation
+ * joined, every has-many relation embedded, none loaded by a statement of its own.
+ */
+export function readInOne(
+  connections: Connections,
+  resource: Resource,
+  adapter: DialectAdapter,
+): boolean {
+  const { joined, embedded } = layoutOf(connections, resource, adapter);
+  return (
+    resource.belongsTo.every(([, r]) => joined.has(r)) &&
+    resource.hasMany.every(([, r]) => embedded.has(r))
+  );
+}
