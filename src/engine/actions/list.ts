@@ -8,13 +8,13 @@ import { sql } from 'kysely';
 import { carriedOn } from '../../database/carried-check.js';
 import {
   compiledStatement,
+  type KeptRows,
   param,
   runCached,
   type StatementKey,
   statementMemoOf,
   statementSite,
 } from '../../database/query-cache.js';
-import type { KeptRows } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
 import type { AnswerLease } from '../../support/answer-budget.js';
@@ -237,9 +237,7 @@ export async function listAnswer(
         keys = page(filtered([entity.primaryKey]));
       }
       // Read through a derived table: MySQL refuses LIMIT directly inside IN (...).
-      const pageKeys = db
-        .selectFrom(keys.as('page_keys'))
-        .select(`page_keys.${entity.primaryKey}`);
+      const pageKeys = db.selectFrom(keys.as('page_keys')).select(`page_keys.${entity.primaryKey}`);
       return ordered(records.where(`${entity.table}.${entity.primaryKey}`, 'in', pageKeys));
     };
     if (!memo || !snapshot) return pageRows();
