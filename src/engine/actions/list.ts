@@ -3,7 +3,9 @@
 // one statement per relation the page's statement cannot carry (output/records). Statements are
 // compiled once per shape (database/query-cache). Issue 21: the page is read one row further, so
 // the answer knows whether more follow (meta.has_more, the next cursor), and a `cursor` reads the
-// rows after (or before) a position through the order's index instead of an OFFSET.
+// rows after (or before) a position through the order's index instead of an OFFSET. Issue 22, on
+// PostgreSQL: one statement carries the total, the token check and the page, and the page (and
+// the answer made from it, output/made-answers.ts) is kept until the database's snapshot moves.
 import { sql } from 'kysely';
 import { carriedOn } from '../../database/carried-check.js';
 import {
