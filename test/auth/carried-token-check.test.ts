@@ -167,8 +167,7 @@ describe('the bearer check carried by the read’s own statement', () => {
   });
 
   it('keeps carrying one token’s check when another token of the same user is revoked', async () => {
-    // Two tokens of the admin in the first company, whose list is not empty (an empty page
-    // carries nothing).
+    // Two tokens of the admin in the first company.
     const who = await issue(server, { abilities: READ });
     const other = await issue(server, { abilities: READ });
     await readWith(who.token);
