@@ -167,7 +167,7 @@ describe('a list answers what the database holds now, whoever changed it', () =>
     }
   });
 
-  it('carries the total on an empty page too: a repeated list that matches nothing is one statement on PostgreSQL', {
+  it('carries the total and the bearer token check on an empty page too: a repeated list that matches nothing is one statement on PostgreSQL', {
     skip: memoised ? false : 'the page memo is PostgreSQL’s',
   }, async () => {
     const path = `${PATH}?filters[title][=]=none-such`;
