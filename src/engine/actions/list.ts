@@ -328,7 +328,7 @@ export async function listAnswer(
       ? answerMemo(
           resource,
           source,
-          JSON.stringify([input, options.prefer ?? null, identity.parameters]),
+          JSON.stringify([input, options.prefer ?? null]),
         )
       : null;
   const made = answers?.made();

@@ -1,9 +1,8 @@
 // List answers made from a kept page (issue 22). On PostgreSQL a list's page is kept with the
 // snapshot it was read in and answered again while that snapshot holds (actions/list.ts); the
 // same request then makes the same JSON text from the same rows, so the text and its ETag are
-// kept beside the page and made again only when the page is read anew. A made answer names the
-// kept rows it was made from (weakly: the page memo decides how long they live) and stands only
-// while they are still the kept ones.
+// kept beside the page and made again only when the page is read anew: a made answer is found
+// through the kept rows it was made from, so it stands only while they are the kept ones.
 import type { Resource } from '../definition/define-resource.js';
 
 export interface MadeAnswer {
@@ -14,18 +13,18 @@ export interface MadeAnswer {
   readonly prev: string | null;
 }
 
-interface Kept extends MadeAnswer {
-  readonly from: WeakRef<object>;
-}
-
 /** Answers kept per process, and their characters; past either bound the store starts again. */
 const LIMIT = 500;
 const CHARACTERS_LIMIT = 16 * 1024 * 1024;
 /** A longer answer is not kept: it would empty the store at once. */
 const LONGEST_KEPT = CHARACTERS_LIMIT / 16;
 
-/** By resource (its number here) and request. */
-const store = new Map<string, Kept>();
+/**
+ * By the kept rows they were made from (weakly: the page memo decides how long those live), then
+ * by resource (its number here) and request. Starting again is a new map.
+ */
+let store = new WeakMap<object, Map<string, MadeAnswer>>();
+let entries = 0;
 let characters = 0;
 const resourceIds = new WeakMap<Resource, number>();
 let nextResourceId = 0;
@@ -42,20 +41,20 @@ export function answerMemo(resource: Resource, from: object, key: string): Answe
   if (id === undefined) resourceIds.set(resource, (id = nextResourceId++));
   const at = `${id}\u0000${key}`;
   return {
-    made() {
-      const found = store.get(at);
-      return found && found.from.deref() === from ? found : undefined;
-    },
+    made: () => store.get(from)?.get(at),
     keep(answer) {
-      const { text } = answer;
-      if (text.length > LONGEST_KEPT) return;
-      if (store.size >= LIMIT || characters + text.length > CHARACTERS_LIMIT) {
-        store.clear();
+      if (answer.text.length > LONGEST_KEPT) return;
+      if (entries >= LIMIT || characters + answer.text.length > CHARACTERS_LIMIT) {
+        store = new WeakMap();
+        entries = 0;
         characters = 0;
       }
-      store.set(at, { ...answer, from: new WeakRef(from) });
-      // A replaced answer still counts until the next clear: a bound, not an exact sum.
-      characters += text.length;
+      let answers = store.get(from);
+      if (!answers) store.set(from, (answers = new Map()));
+      answers.set(at, answer);
+      // A replaced answer still counts until the next start: a bound, not an exact sum.
+      entries += 1;
+      characters += answer.text.length;
     },
   };
 }
