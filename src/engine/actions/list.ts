@@ -325,11 +325,7 @@ export async function listAnswer(
   // read all they are made of; the key is what else the answer is made from.
   const answers =
     options.keepAnswers && identity && source && readInOne(connections, resource, adapter)
-      ? answerMemo(
-          resource,
-          source,
-          JSON.stringify([input, options.prefer ?? null]),
-        )
+      ? answerMemo(resource, source, JSON.stringify([input, options.prefer ?? null]))
       : null;
   const made = answers?.made();
   if (made)
