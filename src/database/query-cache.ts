@@ -3,7 +3,7 @@
 // later requests only fill in the parameter values. Kysely's prepared-statement cache (see
 // dialects/sqlite/connect.ts) then finds the same SQL text every time.
 import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
-import { type AnswerLease, rowBytes } from '../support/answer-budget.js';
+import { type AnswerLease, rowsBytes } from '../support/answer-budget.js';
 import type { Db } from './db.js';
 
 const SENTINEL = '\u0000svc-param:';
@@ -304,11 +304,4 @@ async function execute<R>(
   if (memo) return (await memo.run(template.sql, parameters)) as R[];
   const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
   return result.rows;
-}
-
-/** What a result's rows hold (support/answer-budget.ts rowBytes). */
-function rowsBytes(rows: readonly unknown[]): number {
-  let bytes = 0;
-  for (let i = 0; i < rows.length; i += 1) bytes += rowBytes(rows[i] as object);
-  return bytes;
 }

@@ -182,3 +182,10 @@ export function rowBytes(row: object): number {
   else for (const key in row) bytes += valueBytes((row as Record<string, unknown>)[key]);
   return bytes;
 }
+
+/** What a result's rows hold (rowBytes of each). */
+export function rowsBytes(rows: readonly unknown[]): number {
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i += 1) bytes += rowBytes(rows[i] as object);
+  return bytes;
+}

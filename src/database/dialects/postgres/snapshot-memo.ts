@@ -7,7 +7,7 @@
 // a commit that wrote anything moves the snapshot, so the query runs again. Outside transactions
 // only (query-cache): a transaction's own writes are not in its snapshot.
 import { CompiledQuery, sql } from 'kysely';
-import { rowBytes } from '../../../support/answer-budget.js';
+import { rowsBytes } from '../../../support/answer-budget.js';
 import type { Db } from '../../db.js';
 import type { KeptRows, StatementMemo } from '../../query-cache.js';
 
@@ -44,8 +44,7 @@ export function snapshotMemo(db: Db): StatementMemo {
     kept: (text, parameters) => store.get(keyOf(text, parameters)),
     keep(text, parameters, kept) {
       const key = keyOf(text, parameters);
-      let bytes = 0;
-      for (const row of kept.rows) bytes += rowBytes(row as object);
+      const bytes = rowsBytes(kept.rows);
       if (bytes > LARGEST_KEPT) {
         store.delete(key);
         return;
