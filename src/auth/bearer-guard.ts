@@ -2,7 +2,8 @@
 // token lookup for a malformed one), one indexed lookup that also reads the caller IP's failure
 // window, the per-IP limit (429 even for a valid token), then revocation, expiry, the scope
 // re-validation; the route's abilities (all required) are checked by the guard. On PostgreSQL a
-// list or show may carry the same checks in its own statement instead (carryBearerCheck).
+// list, show, create or update may carry the same checks in its own statement instead
+// (carryBearerCheck; a write in its reload, settled before its commit).
 import type { FastifyRequest } from 'fastify';
 import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
@@ -136,7 +137,7 @@ function stateOf(identity: TokenIdentity, options: BearerOptions): RequestState 
 }
 
 /**
- * Issue 22: where the database can carry it (DialectAdapter.jsonText), a read route's token
+ * Issue 22: where the database can carry it (DialectAdapter.jsonText), a resource route's token
  * check rides in the route's own statement (database/carried-check.ts), on the token's state
  * the last full check of this process saw, when that state passes now and its last use needs
  * no update. Sets `request.svc` and answers the token's abilities; null when it cannot carry
@@ -181,6 +182,7 @@ export async function carryBearerCheck(
     read(rows) {
       unchanged = rows[0]?.[UNCHANGED] === true;
     },
+    holds: () => unchanged,
     async settle() {
       if (unchanged) return true;
       forgetToken(system, hash, windowIp);

@@ -1,5 +1,5 @@
 // What an action needs from its caller: the databases of the request and who is acting.
-import type { CarriedCheck } from '../database/carried-check.js';
+import { type CarriedCheck, CheckMoved, carriedWithin } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
 import { driverError } from '../database/driver-errors.js';
 import { HttpError } from '../errors.js';
@@ -35,17 +35,22 @@ export function connectionsOf(context: EngineContext): Connections {
 /**
  * Runs `work` in one transaction of the data database; system reads join it when shared. A
  * driver error is answered as svc's (database/driver-errors.ts): a constraint the rules did not
- * foresee is a 422 under the record, whoever invoked the action.
+ * foresee is a 422 under the record, whoever invoked the action. The context's carried check,
+ * handed to `work` for a statement of the transaction to carry, must hold before the commit.
  */
 export async function inTransaction<T>(
   context: EngineContext,
-  work: (connections: Connections) => Promise<T>,
+  work: (connections: Connections, check?: CarriedCheck) => Promise<T>,
 ): Promise<T> {
   const shared = context.system === context.data;
+  const { check } = context;
   try {
-    return await context.data.transaction((trx) =>
-      work({ system: shared ? trx : context.system.db, data: trx }),
-    );
+    return await context.data.transaction(async (trx) => {
+      const carried = check && shared ? carriedWithin(check, trx) : undefined;
+      const result = await work({ system: shared ? trx : context.system.db, data: trx }, carried);
+      if (check && !carried?.holds()) throw new CheckMoved();
+      return result;
+    });
   } catch (error) {
     throw error instanceof HttpError
       ? error

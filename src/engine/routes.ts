@@ -11,7 +11,7 @@ import type {
   FastifyRequest,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import type { CarriedCheck } from '../database/carried-check.js';
+import { type CarriedCheck, CheckMoved } from '../database/carried-check.js';
 import { errors } from '../errors.js';
 import type { AnswerBudget, AnswerLease } from '../support/answer-budget.js';
 import { create } from './actions/create.js';
@@ -138,7 +138,7 @@ async function settled(check: CarriedCheck, work: Promise<Answer>, again: () => 
     letGo();
     throw error;
   }
-  if (!stands) {
+  if (!stands || ('error' in outcome && outcome.error instanceof CheckMoved)) {
     letGo();
     return again();
   }
@@ -292,8 +292,8 @@ export function registerResourceRoutes(
       url,
       preHandler: handlersFor(action),
       handler: run(action, work),
-      // run() settles the check the reads' statements carry.
-      config: { carriesCredentialCheck: action === 'list' || action === 'show' },
+      // run() settles the check the statements carry: the reads', and the writes' reloads.
+      config: { carriesCredentialCheck: action !== 'delete' },
     });
   }
 }

@@ -24,7 +24,7 @@ export interface RequestState {
   readonly session?: { readonly key: string; readonly csrfSecret: string };
   /** The unit's name, for the session answers. */
   readonly unitName?: string;
-  /** Bearer mode on a read route: the token check its statement carries (auth/bearer-guard.ts). */
+  /** Bearer mode on a list, show, create or update route: the token check a statement carries (auth/bearer-guard.ts). */
   readonly check?: CarriedCheck;
 }
 

@@ -186,6 +186,113 @@ describe('the bearer check carried by the read’s own statement', () => {
   });
 });
 
+describe('the bearer check carried by a write’s reload, settled before its commit', () => {
+  const WRITE = ['import-templates.read', 'import-templates.write'];
+  let server: TestServer;
+  let elsewhere: Database;
+
+  before(async () => {
+    server = await startTestServer({ TENANT_ISOLATION: 'true' });
+    elsewhere = connectDatabase(server.databaseUrl, loadConfig({ DATA_DIR: server.dataDir }));
+  });
+  after(async () => {
+    await elsewhere?.close();
+    await server?.close();
+  });
+
+  /** Stored templates titled `title`, read by another connection. */
+  const stored = (title: string) =>
+    elsewhere.db
+      .selectFrom('import_templates')
+      .select(['id', 'company_id', 'description'])
+      .where('title', '=', title)
+      .execute();
+
+  /** Two creates by `token`, both 201: the token's state is known to the process. */
+  async function writeWith(token: string, title: string): Promise<number> {
+    let id = 0;
+    for (let i = 0; i < 2; i++) {
+      const created = await server.post(PATH, templatePayload({ title }), {
+        headers: bearer(token),
+      });
+      assertJson(created, 201);
+      id = created.body.id;
+    }
+    return id;
+  }
+
+  it('runs no statement of its own for a repeated create’s or update’s token check on PostgreSQL', {
+    skip: carried ? false : 'the check is carried on PostgreSQL only',
+  }, async () => {
+    const { token } = await issue(server, { abilities: WRITE });
+    const headers = { headers: bearer(token) };
+    const statements = async (request: () => Promise<unknown>) => {
+      const start = server.statements();
+      await request();
+      return server.statements() - start;
+    };
+    const first = await statements(() => server.post(PATH, templatePayload(), headers));
+    const again = await statements(() => server.post(PATH, templatePayload(), headers));
+    assert.equal(again, first - 2, 'the first: the token check and its last use besides');
+    const id = (await stored('Customers'))[0]?.id;
+    const writer = { headers: bearer((await issue(server, { abilities: WRITE })).token) };
+    const patch = (description: string) =>
+      statements(() => server.patch(`${PATH}/${id}`, { description }, writer));
+    const firstPatch = await patch('first');
+    assert.equal(await patch('again'), firstPatch - 2, 'an update carries the check likewise');
+  });
+
+  it('commits nothing for a token revoked by another connection after carried writes (401)', async () => {
+    const who = await seedIdentity(server, 'write-revoked', { abilities: WRITE });
+    const id = await writeWith(who.token, 'Revoked writer');
+    await revokeToken(elsewhere, who.tokenId);
+    const created = await server.post(PATH, templatePayload({ title: 'Revoked writer' }), {
+      headers: bearer(who.token),
+    });
+    assertBearer401(created, 'Token revoked.');
+    assert.equal((await stored('Revoked writer')).length, 2, 'no third template');
+    const updated = await server.patch(
+      `${PATH}/${id}`,
+      { description: 'changed after revocation' },
+      { headers: bearer(who.token) },
+    );
+    assertBearer401(updated, 'Token revoked.');
+    const [row] = (await stored('Revoked writer')).filter((t) => t.id === id);
+    assert.equal(row?.description, 'Customer import', 'the update rolled back');
+  });
+
+  it('commits nothing for a token whose write ability another connection withdrew (403)', async () => {
+    const who = await seedIdentity(server, 'write-ability', { abilities: WRITE });
+    await writeWith(who.token, 'Ability writer');
+    await elsewhere.db
+      .updateTable('api_tokens')
+      .set({ abilities: JSON.stringify(['import-templates.read']) })
+      .where('id', '=', who.tokenId)
+      .execute();
+    const created = await server.post(PATH, templatePayload({ title: 'Ability writer' }), {
+      headers: bearer(who.token),
+    });
+    assertJson(created, 403, { error: 'Missing ability: import-templates.write' });
+    assert.equal((await stored('Ability writer')).length, 2, 'no third template');
+  });
+
+  it('stamps a create with the company the token’s unit was moved to by another connection', async () => {
+    const who = await seedIdentity(server, 'write-moved', { abilities: WRITE });
+    await writeWith(who.token, 'Moved writer');
+    await elsewhere.db
+      .updateTable('units')
+      .set({ company_id: 1 })
+      .where('id', '=', who.unitId)
+      .execute();
+    const created = await server.post(PATH, templatePayload({ title: 'Moved writer' }), {
+      headers: bearer(who.token),
+    });
+    assertJson(created, 201);
+    const companies = (await stored('Moved writer')).map((t) => Number(t.company_id));
+    assert.deepEqual(companies.sort(), [1, who.companyId, who.companyId].sort());
+  });
+});
+
 describe('a streamed list read on a carried check that does not stand', () => {
   let server: TestServer;
   let elsewhere: Database;

@@ -32,7 +32,7 @@ export async function create(
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const masterValues = await storedMasterValues(entity, payload.master, adapter);
-  return await inTransaction(context, async (connections) => {
+  return await inTransaction(context, async (connections, check) => {
     // A new record has no stored rows: every id a payload names is refused.
     const plan = planWrite(payload, new Map(), adapter);
     await validateWrite(connections, context.scope, resource, null, null, plan);
@@ -60,6 +60,7 @@ export async function create(
       adapter,
       entity.primaryKey,
       id,
+      check,
     );
     const answer = {
       body: resource.show(found?.record ?? {}),

@@ -34,7 +34,7 @@ export async function update(
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const changes = await storedMasterValues(entity, payload.master, adapter);
-  return await inTransaction(context, async (connections) => {
+  return await inTransaction(context, async (connections, check) => {
     const db = connections[entity.storage];
     const found = await loadStoredRecord(
       connections,
@@ -70,6 +70,7 @@ export async function update(
       adapter,
       entity.primaryKey,
       masterKey,
+      check,
     );
     return {
       body: resource.show(reloaded?.record ?? {}),
