@@ -1,6 +1,7 @@
 // The exists and unique rules (SPEC.md 4.4 rule 2) ask the database through the entity declared
 // for the table: by that entity's own primary key, and within the caller's unit and tenant (a
 // unit-bound row of another unit neither exists for the caller nor takes a value from it).
+import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity } from '../../src/model/entity.js';
@@ -118,5 +119,34 @@ describe('SPEC 4.4 exists and unique lookups', () => {
     });
     const free = await fixture.post('/api/fx-notes', { log_id: ours, note: 'theirs' });
     assertJson(free, 201, { id: free.body.id, log_id: ours, note: 'theirs' });
+  });
+
+  it('asks a write’s exists and unique lookups in one statement, each answered by its own rows', async () => {
+    const measured = async (body: Record<string, unknown>) => {
+      const start = server.statements();
+      const reply = await fixture.post('/api/fx-notes', body);
+      return { reply, statements: server.statements() - start };
+    };
+    // An integer column and a text one: each lookup keeps its own columns' types in the union.
+    const both = await measured({ log_id: theirs, note: 'ours' });
+    assertJson(both.reply, 422, {
+      message: 'The selected log id is invalid. (and 1 more error)',
+      errors: {
+        log_id: ['The selected log id is invalid.'],
+        note: ['The note has already been taken.'],
+      },
+    });
+    const one = await measured({ log_id: theirs, note: null });
+    assertJson(one.reply, 422, {
+      message: 'The selected log id is invalid.',
+      errors: { log_id: ['The selected log id is invalid.'] },
+    });
+    assert.equal(both.statements, one.statements, 'the unique lookup rides with the exists one');
+    const passing = await measured({ log_id: ours, note: 'a fresh note' });
+    assertJson(passing.reply, 201, {
+      id: passing.reply.body.id,
+      log_id: ours,
+      note: 'a fresh note',
+    });
   });
 });

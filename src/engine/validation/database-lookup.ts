@@ -1,10 +1,16 @@
 // The validator's exists/unique lookups against the request's databases: one statement per
-// table and column, whatever the number of rows checked. A table declared by an entity is read
-// where that entity is stored, by its own primary key and within the caller's scope (a unit- or
+// database, whatever the number of rows checked. A table declared by an entity is read where that
+// entity is stored, by its own primary key and within the caller's scope (a unit- or
 // tenant-bound row of another unit or tenant neither exists for this caller nor takes a value
-// from it); any other table is a system table, keyed by `id`.
+// from it); any other table is a system table, keyed by `id`. The validator asks every lookup of
+// a write at once; those asked in one turn of the event loop are sent together: one per
+// database, as a single select, or a `union all` of them where there are several (each lookup
+// its own pair of columns, null in the others' rows, so each keeps its columns' types).
 
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Db } from '../../database/db.js';
 import {
+  type KeyPart,
   listLength,
   param,
   paramList,
@@ -18,8 +24,7 @@ import type { UniqueWhere } from '../../model/rules.js';
 import { NO_SCOPE, type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Lookup } from './validator.js';
 
-const EXISTS = statementSite('exists lookup');
-const TAKEN = statementSite('unique lookup');
+const LOOKUPS = statementSite('exists and unique lookups');
 
 /** Integer-looking strings are compared as numbers so '5' finds 5 on every engine. */
 function bindable(values: unknown[]): Array<string | number> {
@@ -31,63 +36,133 @@ function bindable(values: unknown[]): Array<string | number> {
     .map((v) => (typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v));
 }
 
+/** A row a lookup found: the looked-up column's value and the row's key, as text. */
+interface Found {
+  readonly value: string;
+  readonly key: string;
+}
+
+/** `select <key>, <column> from <table> where <column> in (<keys>)`, with `where` and the scope's conditions. */
+interface Asked {
+  readonly table: string;
+  readonly column: string;
+  readonly keys: Array<string | number>;
+  readonly where: UniqueWhere | null;
+  readonly found: (rows: Found[]) => void;
+  readonly failed: (error: unknown) => void;
+}
+
 export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE): Lookup {
-  /** `select <columns> from <table> where <column> in (<values>)` and the scope's conditions. */
+  let waiting: Asked[] = [];
+  const place = (table: string) => {
+    const entity = entityForTable(table);
+    return {
+      entity,
+      db: connections[entity?.storage ?? 'system'],
+      key: entity?.primaryKey ?? 'id',
+    };
+  };
+  /** The lookups asked this turn, one statement per database. */
+  const send = () => {
+    const asked = waiting;
+    waiting = [];
+    const byDb = new Map<Db, Asked[]>();
+    for (const one of asked) {
+      const { db } = place(one.table);
+      byDb.set(db, [...(byDb.get(db) ?? []), one]);
+    }
+    for (const [db, batch] of byDb)
+      runBatch(db, batch).catch((error: unknown) => {
+        for (const one of batch) one.failed(error);
+      });
+  };
+  const runBatch = async (db: Db, batch: readonly Asked[]) => {
+    const key: KeyPart[] = [batch.length];
+    let values: Record<string, unknown> = {};
+    batch.forEach((one, i) => {
+      const { entity, key: pk } = place(one.table);
+      key.push(
+        one.table,
+        one.column,
+        pk,
+        listLength(one.keys.length),
+        entity ? scopeKey(entity, scope) : '',
+        one.where?.column ?? '',
+        one.where ? one.where.value === null : false,
+      );
+      values = { ...values, ...paramListValues(`l${i}v`, one.keys) };
+      if (one.where?.value != null) values[`l${i}w`] = bindable([one.where.value])[0];
+    });
+    const rows = await runCached<Record<string, unknown>>(
+      db,
+      [LOOKUPS, ...key],
+      () => {
+        const selects = batch.map((one, i) => branch(db, one, i, batch.length));
+        return selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0] as Select);
+      },
+      values,
+    );
+    const found: Found[][] = batch.map(() => []);
+    for (const row of rows)
+      for (let i = 0; i < batch.length; i++)
+        if (row[`k${i}`] != null) {
+          found[i]?.push({ value: String(row[`v${i}`]), key: String(row[`k${i}`]) });
+          break;
+        }
+    batch.forEach((one, i) => {
+      one.found(found[i] ?? []);
+    });
+  };
+  /** Lookup `i` of `count`: its key and column as `k<i>`, `v<i>`; null in the others' columns. */
+  const branch = (db: Db, one: Asked, i: number, count: number): Select => {
+    const { entity, key } = place(one.table);
+    const columns = [];
+    for (let j = 0; j < count; j++)
+      columns.push(
+        j === i ? sql.ref(key).as(`k${j}`) : sql`null`.as(`k${j}`),
+        j === i ? sql.ref(one.column).as(`v${j}`) : sql`null`.as(`v${j}`),
+      );
+    const listed = db
+      .selectFrom(one.table)
+      .select(columns)
+      .where(one.column, 'in', paramList(`l${i}v`, one.keys.length));
+    const { where } = one;
+    const query =
+      where === null
+        ? listed
+        : where.value === null
+          ? listed.where(where.column, 'is', null)
+          : listed.where(where.column, '=', param(`l${i}w`));
+    return (
+      entity ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query) : query
+    ) as Select;
+  };
   const lookup = (
-    site: typeof EXISTS,
     table: string,
     column: string,
     keys: Array<string | number>,
-    where: UniqueWhere | null = null,
-  ) => {
-    const entity = entityForTable(table);
-    const db = connections[entity?.storage ?? 'system'];
-    const key = entity?.primaryKey ?? 'id';
-    return runCached<Record<string, unknown>>(
-      db,
-      [
-        site,
-        table,
-        column,
-        key,
-        listLength(keys.length),
-        entity ? scopeKey(entity, scope) : '',
-        where?.column ?? '',
-        where ? where.value === null : false,
-      ],
-      () => {
-        const listed = db
-          .selectFrom(table)
-          .select([...new Set([key, column])])
-          .where(column, 'in', paramList('v', keys.length));
-        const query =
-          where === null
-            ? listed
-            : where.value === null
-              ? listed.where(where.column, 'is', null)
-              : listed.where(where.column, '=', param('w'));
-        return entity
-          ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query)
-          : query;
-      },
-      where?.value != null
-        ? { ...paramListValues('v', keys), w: bindable([where.value])[0] }
-        : paramListValues('v', keys),
-    ).then((rows) => rows.map((row) => ({ value: String(row[column]), key: String(row[key]) })));
-  };
+    where: UniqueWhere | null,
+  ) =>
+    new Promise<Found[]>((found, failed) => {
+      if (waiting.length === 0) queueMicrotask(send);
+      waiting.push({ table, column, keys, where, found, failed });
+    });
   return {
     async exists(table, column, values) {
       const keys = bindable(values);
       if (keys.length === 0) return new Set();
-      return new Set((await lookup(EXISTS, table, column, keys)).map((row) => row.value));
+      return new Set((await lookup(table, column, keys, null)).map((row) => row.value));
     },
     async taken(table, column, values, where = null) {
       const keys = bindable(values);
       const holders = new Map<string, string[]>();
       if (keys.length === 0) return holders;
-      for (const { value, key } of await lookup(TAKEN, table, column, keys, where))
+      for (const { value, key } of await lookup(table, column, keys, where))
         holders.set(value, [...(holders.get(value) ?? []), key]);
       return holders;
     },
   };
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: one lookup's select, whatever its table
+type Select = SelectQueryBuilder<any, any, Record<string, unknown>>;
