@@ -90,7 +90,8 @@ export interface DialectAdapter {
    * children as they are once the lock is held, so a write reads its stored detail rows with its
    * master row. SQLite: one writer, yes. PostgreSQL (READ COMMITTED): a statement that waited for
    * the lock re-reads the locked row, but its sub-queries keep the snapshot taken before the
-   * wait, missing what the write it waited for committed: the rows come by a statement after it.
+   * wait, missing what the write it waited for committed: the rows come by a statement after it,
+   * unless the master's version the sub-queries saw is the locked row's (engine/write/stored-details.ts).
    */
   readonly childRowsUnderLock: boolean;
   /**

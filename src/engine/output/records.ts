@@ -282,14 +282,18 @@ export async function findStoredRow(
   id: unknown,
   adapter: DialectAdapter,
   details: ReadonlyArray<readonly [string, HasMany]> = [],
+  /** Also read the version column as the statement's sub-queries see it: as SNAPSHOT_VERSION. */
+  snapshotVersion = false,
 ): Promise<Row | undefined> {
   const { entity } = resource;
+  const version = snapshotVersion ? entity.versionColumn : null;
   const [row] = await runCached(
     db,
     [
       STORED_ROW,
       resource,
       scopeKey([entity, ...details.map(([, relation]) => relation.target())], scope),
+      version,
       ...details.flat(),
     ],
     () => {
@@ -303,6 +307,18 @@ export async function findStoredRow(
           embeddedRows(relation, entity.table, scope, adapter.childRows).as(embeddedColumn(name)),
         );
       }
+      if (version)
+        query = query.select((eb) =>
+          eb
+            .selectFrom(`${entity.table} as snapshot_row`)
+            .select(`snapshot_row.${version}`)
+            .whereRef(
+              `snapshot_row.${entity.primaryKey}`,
+              '=',
+              `${entity.table}.${entity.primaryKey}`,
+            )
+            .as(SNAPSHOT_VERSION),
+        );
       return adapter.lockForUpdate(
         query.where(`${entity.table}.${resource.primaryKey}`, '=', param('id')).limit(ONE),
       );
@@ -311,6 +327,9 @@ export async function findStoredRow(
   );
   return row as Row | undefined;
 }
+
+/** findStoredRow's column of the version its sub-queries saw. */
+export const SNAPSHOT_VERSION = '$snapshot_version';
 
 /** The stored rows of detail relation `name` that `findStoredRow` read with the master row. */
 export function storedDetailRows(

@@ -2,15 +2,20 @@
 // its payload touches, within the caller's scope (a unit-bound detail row of another unit is
 // neither this write's to change nor to delete). They decide which payload ids belong to this
 // master and what a partial row update merges with. On an engine with DialectAdapter.childRows
-// the detail rows come with the master row in one statement (childRowsUnderLock), or all in a
-// second one after the lock; otherwise one more per relation.
+// the detail rows come with the master row in one statement (childRowsUnderLock, or checked by
+// the master's version), or all in a second one after the lock; otherwise one more per relation.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
 import type { HasMany, Row } from '../../model/entity.js';
 import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import { embeddedRelations, findStoredRow, storedDetailRows } from '../output/records.js';
+import {
+  embeddedRelations,
+  findStoredRow,
+  SNAPSHOT_VERSION,
+  storedDetailRows,
+} from '../output/records.js';
 import type { DetailPayload } from './payload.js';
 import type { StoredDetails } from './write-plan.js';
 
@@ -38,10 +43,26 @@ export async function loadStoredRecord(
     .map(({ name, relation }) => [name, relation] as const);
   const db = connections[entity.storage];
   const underLock = adapter.childRowsUnderLock || carried.length === 0;
-  let row = await findStoredRow(db, resource, scope, key, adapter, underLock ? carried : []);
-  // Where the locking statement's sub-queries may not see the rows as of the lock, the detail
-  // rows come by one more statement, run once the lock is held (taking it again costs nothing).
-  if (row && !underLock) row = await findStoredRow(db, resource, scope, key, adapter, carried);
+  // Where the locking statement's sub-queries may not see the rows as of the lock, they still
+  // come with it when the entity has a version: every write of this master's detail rows raises
+  // it under this lock (update.ts), so the version the sub-queries saw is the locked row's when
+  // no such write committed while this one waited, and the rows they read are the current ones.
+  const versioned = !underLock && entity.versionColumn !== null;
+  let row = await findStoredRow(
+    db,
+    resource,
+    scope,
+    key,
+    adapter,
+    underLock || versioned ? carried : [],
+    versioned,
+  );
+  const current =
+    underLock ||
+    (versioned && row && String(row[SNAPSHOT_VERSION]) === String(row[entity.versionColumn ?? '']));
+  // Otherwise the detail rows come by one more statement, run once the lock is held (taking it
+  // again costs nothing).
+  if (row && !current) row = await findStoredRow(db, resource, scope, key, adapter, carried);
   if (!row) return null;
   const existing: Row = {};
   for (const column of entity.columns) existing[column] = row[column];
