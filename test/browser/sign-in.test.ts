@@ -96,6 +96,8 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
       .getByRole('link', { name: 'Groups' })
       .click();
     await page.waitForURL(/\/admin\/r\/groups$/);
+    // The list has loaded: the session ends after its request, not before it.
+    await page.getByText('Editors', { exact: true }).waitFor();
     await admin.server.service.database.db.deleteFrom('sessions').execute();
     await page
       .getByRole('navigation', { name: 'Main' })

@@ -149,4 +149,43 @@ describe('SPEC 4.4 exists and unique lookups', () => {
       note: 'a fresh note',
     });
   });
+
+  it('answers three lookups of one write in one statement: a unique on text and two exists on integers', async () => {
+    const user = (login: string, unit: number, group: number) => ({
+      login,
+      name: 'Three lookups',
+      password: 'three-lookups-password',
+      units: [{ unit_id: unit }],
+      groups: [{ group_id: group }],
+    });
+    const first = await server.post('/api/users', user('three-lookups', 1, 999999));
+    assertJson(first, 422, {
+      message: 'The selected groups.0.group_id is invalid.',
+      errors: { 'groups.0.group_id': ['The selected groups.0.group_id is invalid.'] },
+    });
+    const groupId = await insertRow(server.service.database.db, 'groups', { name: 'Three' });
+    const created = await server.post('/api/users', user('three-lookups', 1, groupId));
+    assertJson(created, 201);
+    const statements = async (body: Record<string, unknown>) => {
+      const start = server.statements();
+      const reply = await server.post('/api/users', body);
+      assert.equal(reply.status, 422, reply.text);
+      return server.statements() - start;
+    };
+    const { units: _, groups: __, ...loginOnly } = user('three-lookups', 0, 0);
+    assert.equal(
+      await statements(user('three-lookups', 999999, 999999)),
+      await statements(loginOnly),
+      'the two exists lookups ride with the unique one',
+    );
+    const taken = await server.post('/api/users', user('three-lookups', 999999, 999999));
+    assertJson(taken, 422, {
+      message: 'The login has already been taken. (and 2 more errors)',
+      errors: {
+        login: ['The login has already been taken.'],
+        'units.0.unit_id': ['The selected units.0.unit_id is invalid.'],
+        'groups.0.group_id': ['The selected groups.0.group_id is invalid.'],
+      },
+    });
+  });
 });

@@ -97,7 +97,7 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
       db,
       [LOOKUPS, ...key],
       () => {
-        const selects = batch.map((one, i) => branch(db, one, i, batch.length));
+        const selects = batch.map((_, i) => branch(db, batch, i));
         return selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0] as Select);
       },
       values,
@@ -113,15 +113,27 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
       one.found(found[i] ?? []);
     });
   };
-  /** Lookup `i` of `count`: its key and column as `k<i>`, `v<i>`; null in the others' columns. */
-  const branch = (db: Db, one: Asked, i: number, count: number): Select => {
+  /**
+   * Lookup `i` of the batch: its key and column as `k<i>`, `v<i>`; null in the others' columns.
+   * The first select's nulls are typed, each a sub-select of its lookup's column that finds no
+   * row: PostgreSQL resolves a union's column types pair by pair from the left, and two untyped
+   * nulls would make a text column that an integer one then fails to match.
+   */
+  const branch = (db: Db, batch: readonly Asked[], i: number): Select => {
+    const one = batch[i] as Asked;
     const { entity, key } = place(one.table);
+    const none = (other: Asked, column: string) =>
+      i === 0
+        ? db.selectFrom(other.table).select(sql.ref(column).as('none')).where(sql<boolean>`1 = 0`)
+        : sql`null`;
     const columns = [];
-    for (let j = 0; j < count; j++)
+    for (let j = 0; j < batch.length; j++) {
+      const other = batch[j] as Asked;
       columns.push(
-        j === i ? sql.ref(key).as(`k${j}`) : sql`null`.as(`k${j}`),
-        j === i ? sql.ref(one.column).as(`v${j}`) : sql`null`.as(`v${j}`),
+        (j === i ? sql.ref(key) : none(other, place(other.table).key)).as(`k${j}`),
+        (j === i ? sql.ref(one.column) : none(other, other.column)).as(`v${j}`),
       );
+    }
     const listed = db
       .selectFrom(one.table)
       .select(columns)
