@@ -47,11 +47,8 @@ describe('the bearer check carried by the read’s own statement', () => {
   });
 
   /** Statements run by `request`. */
-  async function counted(request: () => Promise<unknown>): Promise<number> {
-    const start = server.statements();
-    await request();
-    return server.statements() - start;
-  }
+  const counted = async (request: () => Promise<unknown>) =>
+    (await server.counted(request)).statements;
 
   /** A list and a show by `token`, both 200: the token's state is known to the process. */
   async function readWith(token: string, id = templateId): Promise<void> {
@@ -226,11 +223,8 @@ describe('the bearer check carried by a write’s reload, settled before its com
   }, async () => {
     const { token } = await issue(server, { abilities: WRITE });
     const headers = { headers: bearer(token) };
-    const statements = async (request: () => Promise<unknown>) => {
-      const start = server.statements();
-      await request();
-      return server.statements() - start;
-    };
+    const statements = async (request: () => Promise<unknown>) =>
+      (await server.counted(request)).statements;
     const first = await statements(() => server.post(PATH, templatePayload(), headers));
     const again = await statements(() => server.post(PATH, templatePayload(), headers));
     assert.equal(again, first - 2, 'the first: the token check and its last use besides');

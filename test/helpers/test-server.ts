@@ -46,6 +46,8 @@ export interface TestServer {
   delete(path: string, options?: RequestOptions): Promise<Reply>;
   /** SQL statements executed so far on the database. */
   statements(): number;
+  /** What `work` answers, and the SQL statements run meanwhile. */
+  counted<T>(work: () => Promise<T>): Promise<{ value: T; statements: number }>;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,11 @@ export async function startTestServer(
     patch: (target, body, options) => server.request('PATCH', target, { ...options, body }),
     delete: (target, options) => server.request('DELETE', target, options),
     statements: () => service.database.statementCount(),
+    async counted(work) {
+      const start = server.statements();
+      const value = await work();
+      return { value, statements: server.statements() - start };
+    },
     async close() {
       await service.close();
       await database?.drop();

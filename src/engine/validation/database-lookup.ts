@@ -19,7 +19,7 @@ import {
   statementSite,
 } from '../../database/query-cache.js';
 import type { Connections } from '../../model/connections.js';
-import { entityForTable } from '../../model/entity.js';
+import { type Entity, entityForTable } from '../../model/entity.js';
 import type { UniqueWhere } from '../../model/rules.js';
 import { NO_SCOPE, type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Lookup } from './validator.js';
@@ -45,6 +45,10 @@ interface Found {
 /** `select <key>, <column> from <table> where <column> in (<keys>)`, with `where` and the scope's conditions. */
 interface Asked {
   readonly table: string;
+  /** The entity declared for the table, the database it is read on, and its key column. */
+  readonly entity: Entity | undefined;
+  readonly db: Db;
+  readonly key: string;
   readonly column: string;
   readonly keys: Array<string | number>;
   readonly where: UniqueWhere | null;
@@ -54,22 +58,15 @@ interface Asked {
 
 export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE): Lookup {
   let waiting: Asked[] = [];
-  const place = (table: string) => {
-    const entity = entityForTable(table);
-    return {
-      entity,
-      db: connections[entity?.storage ?? 'system'],
-      key: entity?.primaryKey ?? 'id',
-    };
-  };
   /** The lookups asked this turn, one statement per database. */
   const send = () => {
     const asked = waiting;
     waiting = [];
     const byDb = new Map<Db, Asked[]>();
     for (const one of asked) {
-      const { db } = place(one.table);
-      byDb.set(db, [...(byDb.get(db) ?? []), one]);
+      const batch = byDb.get(one.db);
+      if (batch) batch.push(one);
+      else byDb.set(one.db, [one]);
     }
     for (const [db, batch] of byDb)
       runBatch(db, batch).catch((error: unknown) => {
@@ -78,19 +75,18 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
   };
   const runBatch = async (db: Db, batch: readonly Asked[]) => {
     const key: KeyPart[] = [batch.length];
-    let values: Record<string, unknown> = {};
+    const values: Record<string, unknown> = {};
     batch.forEach((one, i) => {
-      const { entity, key: pk } = place(one.table);
       key.push(
         one.table,
         one.column,
-        pk,
+        one.key,
         listLength(one.keys.length),
-        entity ? scopeKey(entity, scope) : '',
+        one.entity ? scopeKey(one.entity, scope) : '',
         one.where?.column ?? '',
         one.where ? one.where.value === null : false,
       );
-      values = { ...values, ...paramListValues(`l${i}v`, one.keys) };
+      Object.assign(values, paramListValues(`l${i}v`, one.keys));
       if (one.where?.value != null) values[`l${i}w`] = bindable([one.where.value])[0];
     });
     const rows = await runCached<Record<string, unknown>>(
@@ -121,7 +117,6 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
    */
   const branch = (db: Db, batch: readonly Asked[], i: number): Select => {
     const one = batch[i] as Asked;
-    const { entity, key } = place(one.table);
     const none = (other: Asked, column: string) =>
       i === 0
         ? db.selectFrom(other.table).select(sql.ref(column).as('none')).where(sql<boolean>`1 = 0`)
@@ -130,7 +125,7 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
     for (let j = 0; j < batch.length; j++) {
       const other = batch[j] as Asked;
       columns.push(
-        (j === i ? sql.ref(key) : none(other, place(other.table).key)).as(`k${j}`),
+        (j === i ? sql.ref(one.key) : none(other, other.key)).as(`k${j}`),
         (j === i ? sql.ref(one.column) : none(other, other.column)).as(`v${j}`),
       );
     }
@@ -145,6 +140,7 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
         : where.value === null
           ? listed.where(where.column, 'is', null)
           : listed.where(where.column, '=', param(`l${i}w`));
+    const { entity } = one;
     return (
       entity ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query) : query
     ) as Select;
@@ -157,7 +153,19 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
   ) =>
     new Promise<Found[]>((found, failed) => {
       if (waiting.length === 0) queueMicrotask(send);
-      waiting.push({ table, column, keys, where, found, failed });
+      const entity = entityForTable(table);
+      const db = connections[entity?.storage ?? 'system'];
+      waiting.push({
+        table,
+        entity,
+        db,
+        key: entity?.primaryKey ?? 'id',
+        column,
+        keys,
+        where,
+        found,
+        failed,
+      });
     });
   return {
     async exists(table, column, values) {
