@@ -9,6 +9,7 @@ import { cliConfig, settingsSource } from '../cli-config.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { closeOnSignals } from '../graceful-shutdown.js';
+import { boundHeapGrowth } from '../heap-growth.js';
 import { prettyLogs, processLogger, serverLogger } from '../log-output.js';
 import { startupSummary, summaryText } from '../startup-summary.js';
 import { runWorkerPool } from '../worker-pool.js';
@@ -63,6 +64,7 @@ function refuseUnshared(config: Config): void {
 
 /** One serving process: the whole service, or one worker of the pool (prepared by the primary). */
 async function serveHere(config: Config, prepared: boolean): Promise<never> {
+  boundHeapGrowth();
   const service = await startService(config, {
     prepared,
     logger: serverLogger(config),

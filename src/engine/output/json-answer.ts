@@ -32,10 +32,9 @@ function* pieces(body: unknown, letGo: boolean): Generator<string> {
       first = false;
       yield `${prefix}[`;
       for (let i = 0; i < value.length; i += 1) {
-        // As JSON.stringify does in an array: what has no JSON form is null.
-        const item = JSON.stringify(value[i]) ?? 'null';
+        if (i > 0) yield ',';
+        yield* itemPieces(value[i]);
         if (letGo) value[i] = undefined;
-        yield i === 0 ? item : `,${item}`;
       }
       yield ']';
       continue;
@@ -47,6 +46,48 @@ function* pieces(body: unknown, letGo: boolean): Generator<string> {
     first = false;
   }
   yield first ? '{}' : '}';
+}
+
+/** A string at least this long is written as it is, when JSON has nothing in it to escape. */
+const LARGE = CHUNK;
+/** What JSON.stringify escapes in a string: quotes, backslashes, controls, surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The pieces of `JSON.stringify(item)`. A record's large strings (a 1 MiB description) are
+ * yielded as they are, between their quotes, when they hold nothing to escape: not copied
+ * into a new string by JSON.stringify and again into a chunk, garbage that held the heap at
+ * gigabytes under ten large lists (issue 19 item 2). Only a plain object's own members are
+ * looked at; anything else is JSON.stringify's. A member's toJSON is called without its key
+ * (a Date's ignores it).
+ */
+function* itemPieces(item: unknown): Generator<string> {
+  if (!isPlainObject(item)) {
+    // As JSON.stringify does in an array: what has no JSON form is null.
+    yield JSON.stringify(item) ?? 'null';
+    return;
+  }
+  let text = '{';
+  let first = true;
+  for (const [key, value] of Object.entries(item)) {
+    const large = typeof value === 'string' && value.length >= LARGE && !ESCAPED.test(value);
+    const member = large ? '"' : JSON.stringify(value);
+    if (member === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${member}`;
+    first = false;
+    if (!large) continue;
+    yield text;
+    yield value;
+    text = '"';
+  }
+  yield `${text}}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || 'toJSON' in value) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /**
@@ -94,6 +135,16 @@ async function* chunks(
   let chunk: string[] = [];
   let length = 0;
   for (let next = rest.next(); !next.done; next = rest.next()) {
+    // A large piece goes alone, after what is gathered: joining would copy it.
+    if (next.value.length >= LARGE) {
+      if (chunk.length > 0) yield chunk.join('');
+      await nextTurn();
+      yield next.value;
+      lease?.release(length + next.value.length);
+      chunk = [];
+      length = 0;
+      continue;
+    }
     chunk.push(next.value);
     length += next.value.length;
     if (length < CHUNK) continue;
