@@ -37,6 +37,13 @@ export class AnswerBudget {
   private held = 0;
   /** The most ever held at once (tests and measurements). */
   peak = 0;
+  /** Bytes read and waiting to be charged: a read that waits holds what it has read. */
+  private asked = 0;
+  /**
+   * The most ever held and waiting to be charged at once: what the answers in flight had read.
+   * A read charged as it goes waits with one row; one charged once its page is whole, with the page.
+   */
+  peakRead = 0;
   /** Leases holding a charge, oldest first (a Set keeps insertion order). */
   private readonly holders = new Set<Lease>();
   private readonly waiting: Waiter[] = [];
@@ -64,6 +71,8 @@ export class AnswerBudget {
       this.grant(lease, bytes);
       return undefined;
     }
+    this.asked += bytes;
+    this.notePeakRead();
     return new Promise((resolve) => this.waiting.push({ lease, bytes, resolve }));
   }
 
@@ -80,7 +89,11 @@ export class AnswerBudget {
       this.holders.delete(lease);
       // A lease ended while it waited leaves the queue, and what waited goes on uncharged.
       const at = this.waiting.findIndex((w) => w.lease === lease);
-      if (at >= 0) this.waiting.splice(at, 1)[0]?.resolve();
+      const left = at >= 0 ? this.waiting.splice(at, 1)[0] : undefined;
+      if (left) {
+        this.asked -= left.bytes;
+        left.resolve();
+      }
     }
     this.drain();
   }
@@ -105,7 +118,12 @@ export class AnswerBudget {
       lease.held += bytes;
       this.held += bytes;
       if (this.held > this.peak) this.peak = this.held;
+      this.notePeakRead();
     }
+  }
+
+  private notePeakRead(): void {
+    if (this.held + this.asked > this.peakRead) this.peakRead = this.held + this.asked;
   }
 
   private drain(): void {
@@ -116,6 +134,7 @@ export class AnswerBudget {
     for (let next = this.waiting[0]; next; next = this.waiting[0]) {
       if (!this.mayTake(next.lease, next.bytes, true)) return;
       this.waiting.shift();
+      this.asked -= next.bytes;
       this.grant(next.lease, next.bytes);
       next.resolve();
     }

@@ -55,6 +55,12 @@ describe('issue 19 item 2: large answers are streamed, byte for byte the same', 
     });
     for (let i = 0; i < 3; i += 1)
       await create(whole, { title: `C big ${i}`, code: `C${i}`, description: 'é'.repeat(30_000) });
+    // Large enough to be written as it is (json-answer.ts), were there nothing in it to escape.
+    await create(whole, {
+      title: 'D escaped',
+      code: 'D',
+      description: awkward.repeat(Math.floor(DESCRIPTION / 128)),
+    });
   });
   after(async () => {
     await streamed?.close();
@@ -81,6 +87,16 @@ describe('issue 19 item 2: large answers are streamed, byte for byte the same', 
       assert.equal(b.headers.get('transfer-encoding'), 'chunked');
     });
   }
+
+  it('STREAM_ANSWERS_ABOVE: large descriptions come back as they were sent, escaped or written as they are', async () => {
+    const reply = await streamed.get(`${PATH}?per_page=200&sort=code`);
+    assert.equal(reply.status, 200);
+    const byCode = new Map(
+      (reply.body.data as Array<{ code: string; description: string }>).map((r) => [r.code, r]),
+    );
+    assert.equal(byCode.get('D')?.description, awkward.repeat(Math.floor(DESCRIPTION / 128)));
+    assert.equal(byCode.get('C0')?.description, 'é'.repeat(30_000));
+  });
 
   it('STREAM_ANSWERS_ABOVE: a small answer under the default (1 MiB) is sent whole, with its length', async () => {
     const reply = await streamed.get(`${PATH}?per_page=1`);
@@ -209,7 +225,7 @@ describe('issue 19 item 2: the memory held by large answers in flight is bounded
     await whole?.close();
   });
 
-  it(`ANSWER_MEMORY_LIMIT_MB: six lists of ${PAGE} large records at once answer byte for byte as built whole, while what they hold stays within the budget and one page`, async () => {
+  it(`ANSWER_MEMORY_LIMIT_MB: six lists of ${PAGE} large records at once answer byte for byte as built whole, while what they hold stays within the budget and one page, and what they read within that and a record per list`, async () => {
     const targets = Array.from(
       { length: SIX },
       (_, i) => `${PATH}?per_page=${PAGE}&page=${(i % 2) + 1}&sort=code`,
@@ -230,6 +246,11 @@ describe('issue 19 item 2: the memory held by large answers in flight is bounded
     assert.ok(
       budget.peak <= limit + page,
       `${budget.peak} bytes held at once, beyond ${limit} + one page (${page})`,
+    );
+    // What they had read, charged or waiting to be: a read waits with a row, never a page.
+    assert.ok(
+      budget.peakRead <= limit + page + SIX * (DESCRIPTION + SLACK),
+      `${budget.peakRead} bytes read at once, beyond ${limit} + one page (${page}) + a record per list`,
     );
     // Everything given back once the answers are written.
     assert.equal(budget.charged, 0);

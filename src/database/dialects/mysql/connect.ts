@@ -5,9 +5,11 @@ import { Kysely, MysqlDialect, type MysqlPool, sql } from 'kysely';
 import { createPool, type Pool } from 'mysql2';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
+import { registerSlicedReader } from '../../query-cache.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { mysqlAdapter } from './adapter.js';
 import { checkoutWithin } from './checkout.js';
+import { mysqlSlicedReader } from './sliced-reader.js';
 
 /** Kysely's view of the pool: every checkout bounded by DB_CONNECT_TIMEOUT_MS (checkout.ts). */
 function acquiringWithin(pool: Pool, ms: number): MysqlPool {
@@ -58,6 +60,7 @@ export function connectMysql(url: string, options: PoolOptions): Database {
     }),
     log: countingLog(() => (executed += 1)),
   });
+  registerSlicedReader(db, mysqlSlicedReader(db));
   return {
     db,
     adapter: mysqlAdapter,

@@ -6,10 +6,11 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
-import { registerStatementMemo } from '../../query-cache.js';
+import { registerSlicedReader, registerStatementMemo } from '../../query-cache.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
 import { nameStatements } from './named-statements.js';
+import { postgresSlicedReader } from './sliced-reader.js';
 import { snapshotMemo } from './snapshot-memo.js';
 import { typeParser } from './type-parsers.js';
 
@@ -40,6 +41,10 @@ export function connectPostgres(url: string, options: PoolOptions): Database {
     log: countingLog(() => (executed += 1)),
   });
   registerStatementMemo(db, snapshotMemo(db));
+  registerSlicedReader(
+    db,
+    postgresSlicedReader(pool, () => (executed += 1)),
+  );
   return {
     db,
     adapter: postgresAdapter,

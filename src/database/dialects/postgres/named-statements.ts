@@ -18,7 +18,8 @@ const PLANNED = /^(select|insert|update|delete|with)\s/i;
 
 const names = new Map<string, string>();
 
-function nameOf(text: string): string | undefined {
+/** The prepared statement name of `text`, if it is planned and there is room for it. */
+export function nameOf(text: string): string | undefined {
   let name = names.get(text);
   if (name === undefined && names.size < LIMIT && PLANNED.test(text)) {
     name = `svc_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;

@@ -1,0 +1,50 @@
+// A list page read as its rows arrive (issue 19 item 2: RSS stays bounded). pg parses rows from
+// the socket as they come, but hands a query's result over whole, so a page of 200 records of
+// 1 MiB could only be charged to the answers' memory budget once all of it was in memory, and
+// ten lists read at once held ten pages. Here each row is charged as pg parses it; while the
+// budget is spent the connection's socket is paused, so the rest of the page waits in
+// PostgreSQL (TCP's window) until the answers written meanwhile give some back. Still one
+// statement, named as the others (named-statements.ts), on a connection of the pool.
+import type { Socket } from 'node:net';
+import pg from 'pg';
+import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
+import type { SlicedReader } from '../../query-cache.js';
+import { nameOf } from './named-statements.js';
+
+/** `counted` is told of each statement run, as Kysely's log is. */
+export function postgresSlicedReader(pool: pg.Pool, counted: () => void): SlicedReader {
+  return async (text, parameters, lease) => {
+    const client = await pool.connect();
+    counted();
+    try {
+      return await read(client, text, parameters, lease);
+    } finally {
+      client.release();
+    }
+  };
+}
+
+function read(
+  client: pg.PoolClient,
+  text: string,
+  parameters: readonly unknown[],
+  lease: AnswerLease | undefined,
+): Promise<unknown[]> {
+  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query(
+      { name: nameOf(text), text, values: [...parameters] },
+      (error: Error | undefined, result: pg.ResultBuilder) =>
+        error ? reject(error) : resolve(result.rows),
+    );
+    if (lease) {
+      query.on('row', (row: object) => {
+        const granted = lease.charge(rowBytes(row));
+        if (!granted) return;
+        socket.pause();
+        void granted.then(() => socket.resume());
+      });
+    }
+    client.query(query);
+  });
+}
