@@ -18,3 +18,12 @@ export function nextTurn(): Promise<void> {
     if (waiting.length === 1) setImmediate(resumeOne);
   });
 }
+
+/**
+ * Whether slices wait for their turn now. Long work that starts while they do takes a turn
+ * first: sixteen lists that arrive together would otherwise each run a first slice in the same
+ * iteration of the loop, one after the other (128 ms at 8 ms each).
+ */
+export function othersWaiting(): boolean {
+  return waiting.length > 0;
+}

@@ -137,11 +137,15 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     await server?.close();
   });
 
-  it('/health is answered while two lists of 40 descriptions at the body limit are read and streamed, the event loop never held for 100 ms, and the lists arrive whole', async () => {
-    // Between two turns of a 5 ms timer, how long the event loop was held: the wall time, capped
-    // by the CPU time the process used meanwhile. Wall time alone adds what other processes take on
-    // a shared machine; CPU time alone adds what the garbage collector's helper threads use beside
-    // the loop. A stall counts only when both say so.
+  /**
+   * Lists `targets` at once while asking /health one request after another: the lists' answers,
+   * the /health answers that came while they ran, and how long the event loop was held at most.
+   * Between two turns of a 5 ms timer, how long the loop was held is the wall time, capped by
+   * the CPU time the process used meanwhile. Wall time alone adds what other processes take on a
+   * shared machine; CPU time alone adds what the garbage collector's helper threads use beside
+   * the loop. A stall counts only when both say so.
+   */
+  async function listWhileProbing(targets: string[]) {
     let busiest = 0;
     let busiestCpu = 0;
     let busiestGap = 0;
@@ -156,7 +160,7 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
       cpu = process.cpuUsage();
       last = now;
     }, 5);
-    const lists = [0, 1].map(() => digest(server, `${PATH}?per_page=200`));
+    const lists = targets.map((target) => digest(server, target));
     let listed = false;
     void Promise.all(lists).then(() => {
       listed = true;
@@ -173,7 +177,15 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     } finally {
       clearInterval(ticks);
     }
-    const answers = await Promise.all(lists);
+    const held = `the event loop was held for up to ${busiest.toFixed(0)} ms at once (${busiestCpu.toFixed(0)} ms of CPU in ${busiestGap.toFixed(0)} ms of wall time)`;
+    return { answers: await Promise.all(lists), answeredMidList, busiest, held };
+  }
+
+  it('/health is answered while two lists of 40 descriptions at the body limit are read and streamed, the event loop never held for 100 ms, and the lists arrive whole', async () => {
+    const { answers, answeredMidList, busiest, held } = await listWhileProbing([
+      `${PATH}?per_page=200`,
+      `${PATH}?per_page=200`,
+    ]);
     for (const answer of answers) {
       assert.equal(answer.status, 200);
       assert.ok(answer.bytes > BIG * DESCRIPTION, `${answer.bytes} bytes`);
@@ -182,10 +194,24 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     // How many fit in depends on how fast the lists go (MariaDB's descriptions are 64 KiB): at
     // least one, and the loop never held for long (below), is what the rule asks.
     assert.ok(answeredMidList >= 1, `${answeredMidList} /health answers while the lists ran`);
-    assert.ok(
-      busiest < 100,
-      `the event loop was held for up to ${busiest.toFixed(0)} ms at once (${busiestCpu.toFixed(0)} ms of CPU in ${busiestGap.toFixed(0)} ms of wall time)`,
+    assert.ok(busiest < 100, held);
+  });
+
+  it('sixteen lists of large descriptions that arrive together do not hold the event loop for 100 ms between them', async () => {
+    // Each list's read starts with a slice of up to 8 ms on SQLite: run back to back in one turn
+    // of the loop, sixteen of them held it for 128 ms. Sixteen connections open and idle first,
+    // so the lists arrive together rather than as each connection is made.
+    await Promise.all(
+      Array.from({ length: 16 }, () => fetch(`${server.url}/health`).then((reply) => reply.text())),
     );
+    const { answers, busiest, held } = await listWhileProbing(
+      Array.from({ length: 16 }, () => `${PATH}?per_page=20&sort=code`),
+    );
+    for (const answer of answers) {
+      assert.equal(answer.status, 200);
+      assert.equal(answer.sha256, answers[0]?.sha256);
+    }
+    assert.ok(busiest < 100, held);
   });
 });
 

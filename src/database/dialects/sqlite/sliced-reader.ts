@@ -10,7 +10,7 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
-import { nextTurn } from '../../../support/turns.js';
+import { nextTurn, othersWaiting } from '../../../support/turns.js';
 
 /** Synchronous work per slice before the event loop gets a turn. */
 const SLICE_MS = 8;
@@ -69,6 +69,7 @@ export function slicedReader(parts: SlicedReaderParts): SlicedReader {
     async read(sqlText, parameters, lease) {
       const connection = await acquire();
       try {
+        if (othersWaiting()) await nextTurn();
         const statement = connection.prepare(sqlText);
         const build = parts.rowBuilder(statement);
         const rows: Array<Record<string, unknown>> = [];
