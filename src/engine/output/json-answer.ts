@@ -63,7 +63,7 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
  * (a Date's ignores it).
  */
 function* itemPieces(item: unknown): Generator<string> {
-  if (!isPlainObject(item)) {
+  if (!holdsLargeString(item)) {
     // As JSON.stringify does in an array: what has no JSON form is null.
     yield JSON.stringify(item) ?? 'null';
     return;
@@ -84,10 +84,15 @@ function* itemPieces(item: unknown): Generator<string> {
   yield `${text}}`;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A plain object with a string member of LARGE characters or more: most records have none. */
+function holdsLargeString(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || 'toJSON' in value) return false;
   const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const member of Object.values(value)) {
+    if (typeof member === 'string' && member.length >= LARGE) return true;
+  }
+  return false;
 }
 
 /**
