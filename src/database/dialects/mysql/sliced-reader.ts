@@ -11,6 +11,9 @@ import type { SlicedReader } from '../../query-cache.js';
 
 export function mysqlSlicedReader(db: Db): SlicedReader {
   return async (text, parameters, lease) => {
+    // While the budget is spent, wait before the read (see ../postgres/sliced-reader.ts).
+    const admitted = lease?.admission();
+    if (admitted) await admitted;
     const rows: unknown[] = [];
     const query = CompiledQuery.raw(text, [...parameters]);
     for await (const result of db.getExecutor().stream(query, 1)) {

@@ -14,6 +14,10 @@ import { nameOf } from './named-statements.js';
 /** `counted` is told of each statement run, as Kysely's log is. */
 export function postgresSlicedReader(pool: pg.Pool, counted: () => void): SlicedReader {
   return async (text, parameters, lease) => {
+    // While the budget is spent, wait before the read: without a connection, and without the
+    // statement's time limit (DB_STATEMENT_TIMEOUT_MS) counting, as it does while a read waits.
+    const admitted = lease?.admission();
+    if (admitted) await admitted;
     const client = await pool.connect();
     counted();
     try {
