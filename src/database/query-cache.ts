@@ -99,9 +99,9 @@ export type SlicedReader = (
 const slicedReaders = new WeakMap<Db, SlicedReader>();
 
 /**
- * Lets cached SELECTs on `db` that the caller marks `sliced` (a list page) run in slices: an
- * engine whose driver reads synchronously (SQLite) registers how. The others' drivers read
- * from a socket, as the rows arrive, and need nothing.
+ * Lets cached SELECTs on `db` that the caller marks `sliced` (a list page) run in slices,
+ * each row charged to the answer's lease as it is read: every engine registers how (SQLite
+ * steps its statement; PostgreSQL and MariaDB take rows as they arrive and pause the socket).
  */
 export function registerSlicedReader(db: Db, reader: SlicedReader): void {
   slicedReaders.set(db, reader);
@@ -261,8 +261,8 @@ export function compiledStatement<R>(
  * it was computed from (a list's total; the token check), see MemoScope.
  * `sliced`: the result may be large (a list page), see registerSlicedReader. `lease`: the answer's
  * share of the memory budget (support/answer-budget.ts) that its rows are charged to: row by row
- * by a sliced reader; else the read waits for admission while the budget is spent, and the rows
- * are charged once the driver has them all (PostgreSQL, MariaDB: it reads the whole result).
+ * by a sliced reader; else (a database without one) the read waits for admission while the
+ * budget is spent, and the rows are charged once the driver has them all.
  */
 export async function runCached<R>(
   db: Db,

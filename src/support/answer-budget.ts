@@ -1,8 +1,8 @@
 // The memory held by answers in flight (issue 19 item 2: RSS stays bounded). A list page at the
 // largest sizes the limits allow is about 100 MB of records, held from its read until its answer
 // is written; ten at once held 1.7 to 2.8 GB. One budget per process (ANSWER_MEMORY_LIMIT_MB)
-// bounds it: an answer charges what it holds as it learns it (SQLite: row by row as the page is
-// stepped; PostgreSQL and MariaDB: once their driver has the page whole), is given it back as its
+// bounds it: an answer charges what it holds as it learns it (row by row as the page is read,
+// see the engines' sliced-reader.ts), is given it back as its
 // text is written out, and waits, first come first served, while the budget is spent. Answers
 // up to `threshold` never touch it: only what an answer learns past that is charged. The oldest
 // answer holding a charge never waits, so the answers that hold the budget always finish and
@@ -16,8 +16,8 @@ export interface AnswerLease {
    */
   charge(bytes: number): Promise<void> | undefined;
   /**
-   * Before a read that cannot be charged as it goes (the driver returns the whole result):
-   * undefined, or while the budget is spent, a promise settled when this answer may start.
+   * Before a read: undefined, or while the budget is spent, a promise settled when this answer
+   * may start (a read that would wait midway holding a connection waits here instead).
    */
   admission(): Promise<void> | undefined;
   /** `bytes` of what it holds are written out (at most what it was charged). */
