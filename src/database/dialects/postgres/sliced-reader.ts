@@ -35,18 +35,39 @@ function read(
   lease: AnswerLease | undefined,
 ): Promise<unknown[]> {
   const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  // The charge being waited for, while the socket is paused. The rows pg parses meanwhile (the
+  // rest of the chunk it read) are owed and charged once it is granted: one wait at a time, as
+  // the budget expects of a lease.
+  let waiting: Promise<void> | undefined;
+  let owed = 0;
+  const settle = async (granted: Promise<void>) => {
+    await granted;
+    while (owed > 0) {
+      const more = lease?.charge(owed);
+      owed = 0;
+      if (more) await more;
+    }
+    waiting = undefined;
+    socket.resume();
+  };
   return new Promise((resolve, reject) => {
+    // Answered only once no charge is waited for: the client goes back to the pool flowing.
+    const answer = (settled: () => void) => (waiting ? void waiting.then(settled) : settled());
     const query = new pg.Query(
       { name: nameOf(text), text, values: [...parameters] },
       (error: Error | undefined, result: pg.ResultBuilder) =>
-        error ? reject(error) : resolve(result.rows),
+        answer(() => (error ? reject(error) : resolve(result.rows))),
     );
     if (lease) {
       query.on('row', (row: object) => {
+        if (waiting) {
+          owed += rowBytes(row);
+          return;
+        }
         const granted = lease.charge(rowBytes(row));
         if (!granted) return;
         socket.pause();
-        void granted.then(() => socket.resume());
+        waiting = settle(granted);
       });
     }
     client.query(query);
