@@ -32,8 +32,7 @@ function* pieces(body: unknown, letGo: boolean): Generator<string> {
       first = false;
       yield `${prefix}[`;
       for (let i = 0; i < value.length; i += 1) {
-        if (i > 0) yield ',';
-        yield* itemPieces(value[i]);
+        yield* itemPieces(value[i], i === 0 ? '' : ',');
         if (letGo) value[i] = undefined;
       }
       yield ']';
@@ -55,20 +54,21 @@ const LARGE = CHUNK;
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * The pieces of `JSON.stringify(item)`. A record's large strings (a 1 MiB description) are
- * yielded as they are, between their quotes, when they hold nothing to escape: not copied
+ * `separator`, then the pieces of `JSON.stringify(item)`: one piece for most items. A record's
+ * large strings (a 1 MiB description) are yielded as they are, between their quotes, when they
+ * hold nothing to escape: not copied
  * into a new string by JSON.stringify and again into a chunk, garbage that held the heap at
  * gigabytes under ten large lists (issue 19 item 2). Only a plain object's own members are
  * looked at; anything else is JSON.stringify's. A member's toJSON is called without its key
  * (a Date's ignores it).
  */
-function* itemPieces(item: unknown): Generator<string> {
+function* itemPieces(item: unknown, separator: string): Generator<string> {
   if (!holdsLargeString(item)) {
     // As JSON.stringify does in an array: what has no JSON form is null.
-    yield JSON.stringify(item) ?? 'null';
+    yield separator + (JSON.stringify(item) ?? 'null');
     return;
   }
-  let text = '{';
+  let text = `${separator}{`;
   let first = true;
   for (const [key, value] of Object.entries(item)) {
     const large = typeof value === 'string' && value.length >= LARGE && !ESCAPED.test(value);
@@ -89,7 +89,8 @@ function holdsLargeString(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || 'toJSON' in value) return false;
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
-  for (const member of Object.values(value)) {
+  for (const key in value) {
+    const member = (value as Record<string, unknown>)[key];
     if (typeof member === 'string' && member.length >= LARGE) return true;
   }
   return false;
