@@ -111,14 +111,15 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
   };
   /**
    * Lookup `i` of the batch: its key and column as `k<i>`, `v<i>`; null in the others' columns.
-   * The first select's nulls are typed, each a sub-select of its lookup's column that finds no
-   * row: PostgreSQL resolves a union's column types pair by pair from the left, and two untyped
-   * nulls would make a text column that an integer one then fails to match.
+   * From three lookups on, the first select's nulls are typed, each a sub-select of its lookup's
+   * column that finds no row: PostgreSQL resolves a union's column types pair by pair from the
+   * left, and two untyped nulls would make a text column that an integer one then fails to
+   * match. With two, one null meets the typed column at once and takes its type.
    */
   const branch = (db: Db, batch: readonly Asked[], i: number): Select => {
     const one = batch[i] as Asked;
     const none = (other: Asked, column: string) =>
-      i === 0
+      i === 0 && batch.length > 2
         ? db.selectFrom(other.table).select(sql.ref(column).as('none')).where(sql<boolean>`1 = 0`)
         : sql`null`;
     const columns = [];
