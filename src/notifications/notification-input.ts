@@ -112,6 +112,18 @@ function nestsDeeper(value: unknown, limit: number): boolean {
   return Object.values(value).some((item) => nestsDeeper(item, limit - 1));
 }
 
+const IN_APP_BASE = new URL('http://in-app.invalid/');
+
+/**
+ * Whether a browser reads `path` as an address of the page's own origin, as it parses a link:
+ * `//host`, `/\\host` and `/<TAB>/host` all name another host (a tab or newline is dropped).
+ */
+function inApp(path: string): boolean {
+  return (
+    URL.canParse(path, IN_APP_BASE.href) && new URL(path, IN_APP_BASE).origin === IN_APP_BASE.origin
+  );
+}
+
 function add(bag: ErrorBag, key: string, message: string): void {
   (bag[key] ??= []).push(message);
 }
@@ -137,11 +149,9 @@ function shapeErrors(fields: Record<string, unknown>, bag: ErrorBag): void {
   if (!plainObject(action) || bag['action.url']) return;
   const url = text(action.url);
   if (action.kind === 'navigate' && url !== null) {
-    // An in-app path; `//host` would leave the app.
     if (!url.startsWith('/'))
       add(bag, 'action.url', 'The action.url field must start with one of the following: /.');
-    else if (url.startsWith('//'))
-      add(bag, 'action.url', 'The action.url field format is invalid.');
+    else if (!inApp(url)) add(bag, 'action.url', 'The action.url field format is invalid.');
   }
   if (action.kind === 'url' && url !== null) {
     // An external link opened in a new tab: only web URLs (no javascript:, data:, ...).

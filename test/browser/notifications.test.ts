@@ -126,4 +126,30 @@ describe('admin front end: notifications, real time on', { skip: notOnThisEngine
     await page.waitForURL(new RegExp(`/admin/r/import-templates/${template.body.id}$`));
     await page.getByRole('heading', { name: 'Import template: Stock' }).waitFor();
   });
+
+  it('never leaves the app for a navigate action a browser reads as another host', async () => {
+    const { page } = admin;
+    const sent = await send({
+      title: 'Old link',
+      action: { kind: 'navigate', url: '/admin/r/users', label: 'Go there' },
+    });
+    // A record stored before the server read the address as a browser does.
+    await admin.server.service.database.db
+      .updateTable('notifications')
+      .set({
+        action: JSON.stringify({ kind: 'navigate', url: '/\\evil.example/x', label: 'Go there' }),
+      })
+      .where('id', '=', sent.body.data[0].id)
+      .execute();
+    await open(admin, '/admin/notifications');
+    await page.getByRole('button', { name: 'Old link' }).click();
+    await page.getByRole('button', { name: 'Mark as unread' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Go there' }).count(), 0);
+    const origin = new URL(admin.server.url).origin;
+    const links = await page.getByRole('main').locator('a[href]').all();
+    for (const link of links) {
+      const href = String(await link.getAttribute('href'));
+      assert.equal(new URL(href, origin).origin, origin, href);
+    }
+  });
 });

@@ -117,6 +117,16 @@ describe('svc notify', () => {
       ['alice', '--title=t', '--message=m', '--navigate=https://x.test'],
       /action\.url: The action\.url field must start with one of the following: \//,
     ],
+    [
+      'a --navigate a browser reads as another host (/\\host)',
+      ['alice', '--title=t', '--message=m', '--navigate=/\\evil.example/x'],
+      /action\.url: The action\.url field format is invalid\./,
+    ],
+    [
+      'a --navigate a browser reads as another host (/<TAB>/host)',
+      ['alice', '--title=t', '--message=m', '--navigate=/\t/evil.example'],
+      /action\.url: The action\.url field format is invalid\./,
+    ],
   ] as const) {
     it(`refuses ${label} with exit 2, nothing on stdout and nothing stored`, async () => {
       const before = await server.service.database.db

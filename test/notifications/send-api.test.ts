@@ -423,6 +423,53 @@ describe('POST /api/notifications', () => {
     });
   });
 
+  it('refuses with 422 a navigate url a browser reads as another host, and stores nothing', async () => {
+    const count = async () =>
+      (await server.service.database.db.selectFrom('notifications').select('id').execute()).length;
+    const before = await count();
+    const invalid = {
+      message: 'The action.url field format is invalid.',
+      errors: { 'action.url': ['The action.url field format is invalid.'] },
+    };
+    for (const url of [
+      '//evil.example/x',
+      '/\\evil.example/x',
+      '/\t/evil.example/x',
+      '/\n/evil.example',
+      '/\\\\evil.example',
+    ]) {
+      const reply = await server.post('/api/notifications', {
+        to: alice.userId,
+        title: 't',
+        message: 'm',
+        action: { kind: 'navigate', url },
+      });
+      assertJson(reply, 422, invalid);
+    }
+    const backslashes = await server.post('/api/notifications', {
+      to: alice.userId,
+      title: 't',
+      message: 'm',
+      action: { kind: 'navigate', url: '\\\\evil.example' },
+    });
+    assertJson(backslashes, 422, {
+      message: 'The action.url field must start with one of the following: /.',
+      errors: { 'action.url': ['The action.url field must start with one of the following: /.'] },
+    });
+    assert.equal(await count(), before);
+    // An in-app path with a query and a fragment, or one going up, stays on the origin.
+    for (const url of ['/admin/r/users?page=2#top', '/admin/../admin/notifications'])
+      assertJson(
+        await server.post('/api/notifications', {
+          to: alice.userId,
+          title: 't',
+          message: 'm',
+          action: { kind: 'navigate', url },
+        }),
+        201,
+      );
+  });
+
   it('answers 422 to a body that is not an object', async () => {
     const reply = await server.post('/api/notifications', [1, 2]);
     assertJson(reply, 422);

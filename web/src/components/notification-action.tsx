@@ -1,8 +1,18 @@
 // A notification's action (DESIGN.md 3.6): `url` opens in a new tab, `navigate` goes to an
-// address (in the app when it is one of the app's), `go` opens the named screen.
+// address of this origin (in the app when it is one of the app's; never elsewhere), `go` opens
+// the named screen.
 
 import { type NotificationAction as Action, screenPath } from '../lib/notifications.js';
 import { Link } from '../lib/router.js';
+
+/**
+ * The address as the browser reads it, if it is on this origin; else null and no link. The server
+ * refuses others (`/\\host`, `/<TAB>/host`), but a record stored before it did may hold one.
+ */
+function inApp(url: string): URL | null {
+  const target = URL.canParse(url, location.origin) ? new URL(url, location.origin) : null;
+  return target?.origin === location.origin ? target : null;
+}
 
 export function NotificationAction({ action }: { action: Action }) {
   switch (action.kind) {
@@ -13,16 +23,19 @@ export function NotificationAction({ action }: { action: Action }) {
           <span class="visually-hidden"> (opens in a new tab)</span>
         </a>
       );
-    case 'navigate':
-      return action.url.startsWith('/admin/') ? (
-        <Link class="button-link" href={action.url}>
+    case 'navigate': {
+      const target = inApp(action.url);
+      if (target === null) return null;
+      return target.pathname.startsWith('/admin/') ? (
+        <Link class="button-link" href={`${target.pathname}${target.search}${target.hash}`}>
           {action.label ?? 'Open'}
         </Link>
       ) : (
-        <a class="button-link" href={action.url}>
+        <a class="button-link" href={target.href}>
           {action.label ?? 'Open'}
         </a>
       );
+    }
     case 'go':
       return (
         <Link class="button-link" href={screenPath(action)}>
