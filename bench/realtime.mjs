@@ -61,6 +61,9 @@ const env = {
   LOG_LEVEL: 'warn',
   REALTIME_NOTIFICATIONS: 'true',
   PUSHER_APP_SECRET: SECRET,
+  // Every client comes from 127.0.0.1: the bounds are lifted to the load asked for.
+  REALTIME_MAX_CONNECTIONS: String(Math.max(CONNECTIONS, 500)),
+  REALTIME_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(CONNECTIONS, 50)),
 };
 delete env.PUSHER_HOST;
 delete env.DATABASE_URL;

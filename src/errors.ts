@@ -94,6 +94,22 @@ export const errors = {
     new HttpError('PUSHER_EVENT_TOO_LARGE', 413, {
       error: `The event data must not be larger than ${limit} bytes.`,
     }),
+  /** A WebSocket upgrade past REALTIME_MAX_CONNECTIONS_PER_ADDRESS: refused before the handshake. */
+  realtimeTooManyConnections: (limit: number) =>
+    new HttpError(
+      'REALTIME_TOO_MANY_CONNECTIONS',
+      429,
+      { error: `This address already holds ${limit} WebSocket connections.` },
+      { 'retry-after': '60' },
+    ),
+  /** A WebSocket upgrade past REALTIME_MAX_CONNECTIONS: refused before the handshake. */
+  realtimeOverCapacity: (limit: number) =>
+    new HttpError(
+      'REALTIME_OVER_CAPACITY',
+      503,
+      { error: `The server already holds ${limit} WebSocket connections. Try again later.` },
+      { 'retry-after': '60' },
+    ),
   // The signed-request driver (docs/driver.md "Signed-request driver"); its 401s count toward the per-IP limit.
   driverUnauthenticated: (reason: string) =>
     new HttpError('DRIVER_UNAUTHENTICATED', 401, { error: reason }),

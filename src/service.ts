@@ -21,6 +21,7 @@ import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js'
 import { buildApp } from './http/build-app.js';
 import { registerDescriptionRoutes } from './http/description-routes.js';
 import { registerHealthRoutes } from './http/health-routes.js';
+import { clientAddressOf } from './kernel/client-address.js';
 import { MiddlewareRegistry } from './kernel/middleware.js';
 import { notificationChannel } from './notifications/notification-event.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
@@ -205,6 +206,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         authenticated,
         channelOf: notificationChannel,
         redis: shared.redis,
+        clientAddress: clientAddressOf(config.trustProxy),
       });
       realtime = live.server;
       notifications = new NotificationSender({

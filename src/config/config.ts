@@ -86,6 +86,12 @@ export interface RealtimeConfig {
   readonly external: PusherEndpoint | null;
   /** Seconds without a client message before the server pings it (sent as activity_timeout). */
   readonly activityTimeout: number;
+  /** REALTIME_MAX_CONNECTIONS: WebSockets this process holds at most; further upgrades get a 503. */
+  readonly maxConnections: number;
+  /** REALTIME_MAX_CONNECTIONS_PER_ADDRESS: WebSockets one client address holds at most; a 429 past it. */
+  readonly maxConnectionsPerAddress: number;
+  /** REALTIME_AUTH_TIMEOUT_MS: a connection holding no private channel this long is closed (4009). */
+  readonly authTimeoutMs: number;
 }
 
 export interface PusherEndpoint {
@@ -213,6 +219,10 @@ function realtime(env: Env): RealtimeConfig {
     secret: env.PUSHER_APP_SECRET || null,
     external: pusherEndpoint(env),
     activityTimeout: int(env, 'REALTIME_ACTIVITY_TIMEOUT', 120, 1, 3600),
+    // Under a 1,024-descriptor limit, room stays for the HTTP connections and the database's.
+    maxConnections: int(env, 'REALTIME_MAX_CONNECTIONS', 500, 1, 1_000_000),
+    maxConnectionsPerAddress: int(env, 'REALTIME_MAX_CONNECTIONS_PER_ADDRESS', 50, 1, 1_000_000),
+    authTimeoutMs: int(env, 'REALTIME_AUTH_TIMEOUT_MS', 15_000, 100, 3_600_000),
   });
 }
 

@@ -3,10 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { Config, TrustProxy } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import { cursorKey } from '../engine/query/cursor.js';
 import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
+import { trustFunction } from '../kernel/client-address.js';
 import type { MiddlewareRegistry } from '../kernel/middleware.js';
 import { AnswerBudget } from '../support/answer-budget.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -43,13 +44,6 @@ export interface AppOptions {
   readonly unitDatabases?: readonly Database[];
 }
 
-/** TRUST_PROXY as Fastify takes it: a hop count as proxy-addr's own test of it (hop < count). */
-function trustedProxies(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
-  if (trust === false) return false;
-  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
-  return [...trust];
-}
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const app = Fastify({
@@ -57,7 +51,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One log line per request costs more than a list answer; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
-    trustProxy: trustedProxies(config.trustProxy),
+    trustProxy: trustFunction(config.trustProxy),
     // A client has REQUEST_TIMEOUT_MS to send its whole request, headers and body: a body that
     // never arrives is a 408 and a closed connection, not a descriptor held for minutes. Node
     // looks for late requests every connectionsCheckingInterval (30 s by default).

@@ -3,10 +3,9 @@
 // REQUEST_TIMEOUT_MS (408). Written straight to the socket in svc's shapes from the catalog,
 // with the headers every answer carries, then the connection is closed.
 
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { errors, type HttpError } from '../errors.js';
-import { EVERY_ANSWER_HEADERS } from './response-headers.js';
+import { rawAnswer } from '../kernel/raw-answer.js';
 
 function errorFor(code: string | undefined, requestTimeoutMs: number): HttpError {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return errors.requestTimeout(requestTimeoutMs);
@@ -20,22 +19,7 @@ export function clientErrorHandler(
   return (error, socket) => {
     // A reset connection has nobody left to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (socket.writable) {
-      const answer = errorFor(error.code, requestTimeoutMs);
-      const body = JSON.stringify(answer.body);
-      const headers = {
-        ...EVERY_ANSWER_HEADERS,
-        'cache-control': 'no-store',
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': String(Buffer.byteLength(body)),
-        connection: 'close',
-        ...answer.headers,
-      };
-      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-      socket.write(
-        `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${lines.join('')}\r\n${body}`,
-      );
-    }
+    if (socket.writable) socket.write(rawAnswer(errorFor(error.code, requestTimeoutMs)));
     socket.destroy();
   };
 }

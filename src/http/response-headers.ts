@@ -4,8 +4,7 @@
 // kept by a browser or a shared cache.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type HttpError } from '../errors.js';
-
-export const EVERY_ANSWER_HEADERS = { 'x-content-type-options': 'nosniff' } as const;
+import { EVERY_ANSWER_HEADERS } from '../kernel/raw-answer.js';
 
 export function installResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {

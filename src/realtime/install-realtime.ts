@@ -3,6 +3,7 @@
 // Pusher server on the app's own HTTP server, its HTTP events API, the channel auth route, and
 // the broadcaster notifications go through (the external server's HTTP API with PUSHER_HOST).
 // With Redis, what this instance delivers to its sockets also reaches every other instance's.
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RealtimeConfig } from '../config/config.js';
 import type { Middleware } from '../kernel/middleware.js';
@@ -26,6 +27,8 @@ export interface RealtimeOptions {
   readonly channelOf: (userId: number) => string;
   /** REDIS_URL's connections: fan-out to the other instances; null for this instance alone. */
   readonly redis?: SharedRedis | null;
+  /** Who a WebSocket upgrade comes from, as TRUST_PROXY says (kernel/client-address.ts). */
+  readonly clientAddress: (request: IncomingMessage) => string;
 }
 
 export interface Realtime {
@@ -41,7 +44,14 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
   if (!config.enabled) return { broadcaster: null, server: null };
 
   const credentials = { appId: config.appId, key: config.key, secret: options.secret };
-  const server = new PusherServer({ credentials, activityTimeout: config.activityTimeout });
+  const server = new PusherServer({
+    credentials,
+    activityTimeout: config.activityTimeout,
+    authTimeoutMs: config.authTimeoutMs,
+    maxConnections: config.maxConnections,
+    maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+    clientAddress: options.clientAddress,
+  });
   server.attach(app.server);
   // Before the HTTP server closes: open WebSockets would otherwise keep it waiting.
   app.addHook('preClose', async () => {

@@ -1,6 +1,7 @@
 // One client connection of the embedded Pusher server: validates each message on arrival
 // (pusher-protocol.ts), answers inside the protocol, keeps the idle clock, and leaves every
-// channel when the socket closes or fails.
+// channel when the socket closes or fails. A connection that holds no private channel (nobody
+// signed in behind it: svc pushes only on private channels) is closed after authTimeoutMs.
 import WebSocket from 'ws';
 import type { ChannelRegistry, Subscriber } from './channel-registry.js';
 import {
@@ -31,6 +32,8 @@ export interface ConnectionOptions {
   readonly credentials: Pick<PusherCredentials, 'key' | 'secret'>;
   /** Seconds of client silence before the server pings (also told to the client). */
   readonly activityTimeout: number;
+  /** Milliseconds the connection may hold no private channel, from its start or its last one's end. */
+  readonly authTimeoutMs: number;
   readonly registry: ChannelRegistry<PusherConnection>;
   readonly onClose: (connection: PusherConnection) => void;
 }
@@ -38,6 +41,8 @@ export interface ConnectionOptions {
 export class PusherConnection implements Subscriber {
   readonly socketId: string;
   private idleTimer: NodeJS.Timeout | null = null;
+  private authTimer: NodeJS.Timeout | null = null;
+  private privateChannels = 0;
   private awaitingPong = false;
   private closed = false;
 
@@ -60,6 +65,7 @@ export class PusherConnection implements Subscriber {
     });
     this.send(connectionEstablished(this.socketId, this.options.activityTimeout));
     this.armIdle(this.options.activityTimeout * 1000);
+    this.armAuth();
   }
 
   send(frame: string): void {
@@ -123,7 +129,7 @@ export class PusherConnection implements Subscriber {
       case 'subscribe':
         return this.subscribe(message.channel, message.auth);
       case 'unsubscribe':
-        return this.options.registry.unsubscribe(this, message.channel);
+        return this.unsubscribe(message.channel);
       case 'client-event':
         return this.send(
           protocolError(
@@ -180,7 +186,38 @@ export class PusherConnection implements Subscriber {
       );
     }
     registry.subscribe(this, channel);
+    if (isPrivateChannel(channel)) this.privateChannels += 1;
+    this.clearAuth();
     this.send(subscriptionSucceeded(channel));
+  }
+
+  private unsubscribe(channel: string): void {
+    const { registry } = this.options;
+    if (!registry.isSubscribed(this, channel)) return;
+    registry.unsubscribe(this, channel);
+    if (isPrivateChannel(channel)) this.privateChannels -= 1;
+    this.armAuth();
+  }
+
+  // ---- auth clock: no private channel for authTimeoutMs -> close 4009 (pusher-js stops) ----
+
+  private armAuth(): void {
+    if (this.privateChannels > 0 || this.authTimer) return;
+    this.authTimer = setTimeout(
+      () =>
+        this.close(
+          ErrorCode.UNAUTHORIZED_TIMEOUT,
+          `No private channel subscribed within ${this.options.authTimeoutMs} ms.`,
+        ),
+      this.options.authTimeoutMs,
+    );
+    this.authTimer.unref();
+  }
+
+  private clearAuth(): void {
+    if (this.privateChannels === 0 || !this.authTimer) return;
+    clearTimeout(this.authTimer);
+    this.authTimer = null;
   }
 
   // ---- idle clock: silence for activity_timeout -> ping; no answer in time -> close 4201 ----
@@ -214,7 +251,9 @@ export class PusherConnection implements Subscriber {
     if (this.closed) return;
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.authTimer) clearTimeout(this.authTimer);
     this.idleTimer = null;
+    this.authTimer = null;
     this.options.registry.remove(this);
     this.options.onClose(this);
   }

@@ -18,6 +18,8 @@ export const ErrorCode = {
   INVALID_VERSION: 4006,
   UNSUPPORTED_VERSION: 4007,
   NO_VERSION: 4008,
+  /** No private channel within REALTIME_AUTH_TIMEOUT_MS; 4000-4099, so pusher-js does not retry. */
+  UNAUTHORIZED_TIMEOUT: 4009,
   OVER_CAPACITY: 4100,
   RECONNECT: 4200,
   PONG_NOT_RECEIVED: 4201,

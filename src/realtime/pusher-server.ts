@@ -1,11 +1,15 @@
 // The embedded Pusher-protocol server (DESIGN.md 3.5): WebSocket upgrades at /app/{key} on the
 // service's own HTTP server, one PusherConnection per socket, fan-out through the channel
 // registry. It is also the embedded Broadcaster. Closing it says goodbye to every client
-// (pusher:error 4200, "reconnect") so the HTTP server can close.
+// (pusher:error 4200, "reconnect") so the HTTP server can close. The sockets it holds are
+// bounded per client address and in total (each is a file descriptor the HTTP side needs too):
+// an upgrade past either bound is refused with a JSON answer before the handshake.
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { errors, type HttpError } from '../errors.js';
+import { rawAnswer } from '../kernel/raw-answer.js';
 import type { BroadcastEvent, Broadcaster } from './broadcaster.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { PusherConnection } from './pusher-connection.js';
@@ -23,6 +27,12 @@ export interface PusherServerOptions {
   readonly credentials: Pick<PusherCredentials, 'key' | 'secret'>;
   /** Seconds; see PusherConnection. */
   readonly activityTimeout: number;
+  /** Milliseconds a connection may hold no private channel; see PusherConnection. */
+  readonly authTimeoutMs: number;
+  /** Sockets held at most, in total and per client address (REALTIME_MAX_CONNECTIONS*). */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
+  readonly clientAddress: (request: IncomingMessage) => string;
 }
 
 /** How long clients get to finish the closing handshake before their sockets are dropped. */
@@ -31,13 +41,18 @@ const CLOSE_GRACE_MS = 1000;
 // (a misbehaving client) make ws close the socket with 1009 before buffering them.
 const HARD_FRAME_LIMIT = 4 * MAX_MESSAGE_BYTES;
 
-function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** Answers and drops the socket: a refused client that never closes its side holds no descriptor. */
+function rejectUpgrade(socket: Duplex, error: HttpError): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end(rawAnswer(error));
 }
 
 export class PusherServer implements Broadcaster {
   readonly registry = new ChannelRegistry<PusherConnection>();
   private readonly connections = new Map<string, PusherConnection>();
+  /** Sockets held per client address, from the upgrade until the socket closes. */
+  private readonly held = new Map<string, number>();
+  private heldTotal = 0;
   private readonly wss = new WebSocketServer({
     noServer: true,
     maxPayload: HARD_FRAME_LIMIT,
@@ -109,12 +124,16 @@ export class PusherServer implements Broadcaster {
     try {
       url = new URL(request.url ?? '/', 'http://localhost');
       const match = /^\/app\/([^/]+)\/?$/.exec(url.pathname);
-      if (!match) return rejectUpgrade(socket, 404, 'Not Found');
+      if (!match) return rejectUpgrade(socket, errors.routeNotFound());
       key = decodeURIComponent(match[1] ?? '');
     } catch {
-      return rejectUpgrade(socket, 400, 'Bad Request');
+      return rejectUpgrade(socket, errors.badRequest('The request path is not a valid URL.'));
     }
-    if (this.closing) return rejectUpgrade(socket, 503, 'Service Unavailable');
+    if (this.closing) return rejectUpgrade(socket, errors.shuttingDown());
+    const address = this.options.clientAddress(request);
+    const over = this.overLimit(address);
+    if (over) return rejectUpgrade(socket, over);
+    this.hold(address, socket);
     const refusal = this.refusal(key, url.searchParams.get('protocol'));
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       if (refusal) {
@@ -127,11 +146,32 @@ export class PusherServer implements Broadcaster {
         socketId: this.newSocketId(),
         credentials: this.options.credentials,
         activityTimeout: this.options.activityTimeout,
+        authTimeoutMs: this.options.authTimeoutMs,
         registry: this.registry,
         onClose: (gone) => this.forget(gone),
       });
       this.connections.set(connection.socketId, connection);
       connection.start();
+    });
+  }
+
+  private overLimit(address: string): HttpError | null {
+    const { maxConnections, maxConnectionsPerAddress } = this.options;
+    if ((this.held.get(address) ?? 0) >= maxConnectionsPerAddress)
+      return errors.realtimeTooManyConnections(maxConnectionsPerAddress);
+    if (this.heldTotal >= maxConnections) return errors.realtimeOverCapacity(maxConnections);
+    return null;
+  }
+
+  /** Counts the socket against its address until it closes, however it ends. */
+  private hold(address: string, socket: Duplex): void {
+    this.held.set(address, (this.held.get(address) ?? 0) + 1);
+    this.heldTotal += 1;
+    socket.once('close', () => {
+      const left = (this.held.get(address) ?? 1) - 1;
+      if (left === 0) this.held.delete(address);
+      else this.held.set(address, left);
+      this.heldTotal -= 1;
     });
   }
 

@@ -197,8 +197,9 @@ export class RawSocket {
     );
   }
 
-  static open(url: string): Promise<RawSocket> {
-    const socket = new WebSocket(url);
+  /** Opens a socket (`headers` on the upgrade request, e.g. X-Forwarded-For). */
+  static open(url: string, headers: Record<string, string> = {}): Promise<RawSocket> {
+    const socket = new WebSocket(url, { headers });
     const raw = new RawSocket(socket);
     return new Promise((resolve, reject) => {
       socket.once('open', () => resolve(raw));

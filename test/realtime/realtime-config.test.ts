@@ -11,7 +11,7 @@ import { startTestServer } from '../helpers/test-server.js';
 import { login, seedLoginUser, sessionRequest } from './realtime-clients.js';
 
 describe('real-time configuration', () => {
-  it('defaults to off, app svc, key svc-key, no external server, activity_timeout 120', () => {
+  it('defaults to off, app svc, key svc-key, no external server, activity_timeout 120, 500 sockets (50 per address), 15 s to authenticate', () => {
     assert.deepStrictEqual(loadConfig({}).realtime, {
       enabled: false,
       appId: 'svc',
@@ -19,6 +19,9 @@ describe('real-time configuration', () => {
       secret: null,
       external: null,
       activityTimeout: 120,
+      maxConnections: 500,
+      maxConnectionsPerAddress: 50,
+      authTimeoutMs: 15_000,
     });
   });
 
