@@ -6,6 +6,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
 import { BASE, guarded, Link, useLocation } from '../lib/router.js';
 import { isAdmin, type Session, useApp } from '../lib/session.js';
+import { Announcer } from './announcer.js';
 import { NotificationBell } from './notification-bell.js';
 
 interface NavItem {
@@ -130,6 +131,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
         ) : null}
         {children}
       </main>
+      <Announcer />
     </div>
   );
 }

@@ -7,6 +7,7 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: ErrorBody | null,
+    readonly headers: Headers = new Headers(),
   ) {
     super(messageOf(status, body));
   }
@@ -45,8 +46,21 @@ export function onUnauthenticated(handler: () => void): void {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-async function send(method: string, path: string, body: unknown): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+/** An answer with its headers (an ETag, a Changes-Seq). */
+export interface Answer<T> {
+  readonly data: T;
+  readonly headers: Headers;
+}
+
+type ExtraHeaders = Readonly<Record<string, string>>;
+
+async function send(
+  method: string,
+  path: string,
+  body: unknown,
+  extra: ExtraHeaders = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extra };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (WRITES.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   return fetch(path, {
@@ -67,25 +81,36 @@ async function parse(response: Response): Promise<unknown> {
   }
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response = await send(method, path, body);
+export async function exchange<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: ExtraHeaders,
+): Promise<Answer<T>> {
+  let response = await send(method, path, body, headers);
   if (response.status === 419) {
     const session = await send('GET', '/app/session', undefined);
     if (session.ok) {
       setCsrfToken(((await parse(session)) as { csrf_token?: string } | null)?.csrf_token ?? null);
-      response = await send(method, path, body);
+      response = await send(method, path, body, headers);
     }
   }
   const data = await parse(response);
   if (response.status === 401 && path !== '/app/login') unauthenticated();
-  if (!response.ok) throw new ApiError(response.status, data as ErrorBody | null);
-  return data as T;
+  if (!response.ok) throw new ApiError(response.status, data as ErrorBody | null, response.headers);
+  return { data: data as T, headers: response.headers };
 }
+
+export const api = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
+  (await exchange<T>(method, path, body)).data;
 
 export const get = <T>(path: string) => api<T>('GET', path);
 export const post = <T>(path: string, body?: unknown) => api<T>('POST', path, body ?? {});
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
+
+/** If-Match with a record's ETag as it was read (none when the record keeps no version). */
+export const ifMatch = (etag: string | null): ExtraHeaders => (etag ? { 'if-match': etag } : {});
 
 /** A query string from a plain object, leaving out empty values. */
 export function query(params: Record<string, string | number | null | undefined>): string {

@@ -4,12 +4,13 @@
 // nothing typed lost; leaving with unsaved changes (compared as payloads) asks first; Ctrl/Cmd+S
 // saves; Delete asks in a dialog.
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { FieldMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+import { ChangedElsewhere } from '../components/changed-elsewhere.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DetailRows } from '../components/detail-rows.js';
-import { FieldInput } from '../components/field-input.js';
+import { MasterField, RecordFacts } from '../components/master-fields.js';
 import { RelatedRecords } from '../components/related-records.js';
-import { ApiError, del, get, post, put } from '../lib/api.js';
+import { ApiError, exchange, ifMatch, post } from '../lib/api.js';
 import { setFlash, takeFlash } from '../lib/flash.js';
 import {
   type FormState,
@@ -18,13 +19,13 @@ import {
   samePayload,
   stateOf,
 } from '../lib/form-values.js';
-import { formatDate } from '../lib/format.js';
+import { type ReadRecord, type RecordBody, readOf, readRecord } from '../lib/record-read.js';
 import { navigate, useLeaveGuard } from '../lib/router.js';
 import { useApp, useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
+import { useChangedElsewhere } from '../lib/use-changed-elsewhere.js';
 import { NotFound } from './not-found.js';
 
-type Record_ = Readonly<Record<string, unknown>>;
 type Errors = Readonly<Record<string, readonly string[]>>;
 
 export function FormScreen({ name, id }: { name: string; id: string | null }) {
@@ -40,7 +41,7 @@ export function FormScreen({ name, id }: { name: string; id: string | null }) {
   return <ResourceForm meta={meta} id={id} />;
 }
 
-function headingOf(meta: ResourceMeta, record: Record_ | null, id: string | null): string {
+function headingOf(meta: ResourceMeta, record: RecordBody | null, id: string | null): string {
   if (id === null) return `New ${meta.singular_label.toLowerCase()}`;
   const named = meta.title_fields
     .map((f) => record?.[f])
@@ -53,7 +54,9 @@ function headingOf(meta: ResourceMeta, record: Record_ | null, id: string | null
 function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const { resources } = useApp();
   const isNew = id === null;
-  const [record, setRecord] = useState<Record_ | null>(null);
+  const [record, setRecord] = useState<RecordBody | null>(null);
+  /** The ETag of the version the form was loaded from or last saved: every save's If-Match. */
+  const [etag, setEtag] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [form, setForm] = useState<FormState | null>(() => (isNew ? stateOf(meta, null) : null));
   const [baseline, setBaseline] = useState<FormState | null>(form);
@@ -68,15 +71,25 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const heading = headingOf(meta, record, id);
   useTitle(heading);
 
+  const recordPath = `${meta.path}/${encodeURIComponent(String(id))}`;
+  /** A version read or saved becomes the form's: `state` in the inputs, the version as base. */
+  const adopt = (read: ReadRecord, state: FormState) => {
+    setRecord(read.record);
+    setEtag(read.etag);
+    setForm(state);
+    setBaseline(stateOf(meta, read.record, state));
+  };
+  const elsewhere = useChangedElsewhere(
+    meta,
+    recordPath,
+    form && baseline ? { form, baseline, etag } : null,
+    adopt,
+  );
+
   useEffect(() => {
     if (isNew) return;
-    get<Record_>(`${meta.path}/${encodeURIComponent(id)}`).then(
-      (loaded) => {
-        const state = stateOf(meta, loaded);
-        setRecord(loaded);
-        setForm(state);
-        setBaseline(state);
-      },
+    readRecord(recordPath).then(
+      (read) => adopt(read, stateOf(meta, read.record)),
       (error: unknown) =>
         setLoadError(error instanceof ApiError ? error.message : 'The record could not be read.'),
     );
@@ -95,12 +108,8 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
     setNotice(null);
     const payload = payloadOf(meta, form, isNew);
     try {
-      const saved = isNew
-        ? await post<Record_>(meta.path, payload)
-        : await put<Record_>(`${meta.path}/${encodeURIComponent(id)}`, payload);
-      setErrors({});
-      setSummary(null);
       if (isNew) {
+        const saved = await post<RecordBody>(meta.path, payload);
         setFlash(`${meta.singular_label} created.`);
         navigate(`/admin/r/${meta.name}/${encodeURIComponent(String(saved[meta.key]))}`, {
           replace: true,
@@ -108,14 +117,21 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
         });
         return;
       }
-      const state = stateOf(meta, saved, form);
-      setRecord(saved);
-      setForm(state);
-      setBaseline(state);
+      const saved = readOf(await exchange<RecordBody>('PUT', recordPath, payload, ifMatch(etag)));
+      setErrors({});
+      setSummary(null);
+      adopt(saved, stateOf(meta, saved.record, form));
       setNotice(`${meta.singular_label} saved.`);
     } catch (error) {
       // An ended session: the app asks to sign in again over the form; then Save again.
       if (error instanceof ApiError && error.status === 401) return;
+      // Someone else saved it since it was read: say so, and let the person choose.
+      if (error instanceof ApiError && error.status === 412) {
+        setErrors({});
+        setSummary(null);
+        await elsewhere.learn('save').catch(() => setSummary(error.message));
+        return;
+      }
       // Nothing typed is touched: the form keeps its state, the errors go where they belong.
       setErrors(error instanceof ApiError ? error.errors : {});
       setSummary(error instanceof ApiError ? error.message : 'The service could not be reached.');
@@ -151,11 +167,14 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const remove = async () => {
     setConfirmDelete(false);
     try {
-      await del(`${meta.path}/${encodeURIComponent(String(id))}`);
+      await exchange('DELETE', recordPath, undefined, ifMatch(etag));
       setFlash(`${meta.singular_label} deleted.`);
       navigate(`/admin/r/${meta.name}`, { force: true });
     } catch (error) {
-      setSummary(error instanceof ApiError ? error.message : 'The record could not be deleted.');
+      if (error instanceof ApiError && error.status === 412)
+        await elsewhere.learn('delete').catch(() => setSummary(error.message));
+      else
+        setSummary(error instanceof ApiError ? error.message : 'The record could not be deleted.');
     }
   };
 
@@ -215,80 +234,22 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const readOnly = meta.fields.filter((f) => f.read_only && !isNew);
   const writable = meta.fields.filter((f) => !f.read_only);
   const writableNames = new Set(writable.map((f) => f.name));
-  const required = (field: FieldMeta) => (isNew ? field.required : field.required_on_update);
 
   const body = (
     <>
-      {readOnly.length > 0 && record ? (
-        <dl class="record-facts">
-          {readOnly.map((field) => (
-            <div key={field.name}>
-              <dt>{field.label}</dt>
-              <dd>
-                {field.input === 'datetime' ? (
-                  <time dateTime={String(record[field.name] ?? '')}>
-                    {formatDate(record[field.name])}
-                  </time>
-                ) : (
-                  String(record[field.name] ?? '')
-                )}
-              </dd>
-            </div>
-          ))}
-        </dl>
-      ) : null}
+      {readOnly.length > 0 && record ? <RecordFacts fields={readOnly} record={record} /> : null}
       <div class="fields">
-        {writable.map((field) => {
-          const inputId = `${formId}-${field.name}`;
-          const error = errorOf(field.name);
-          const errorId = `${inputId}-error`;
-          const hintId = `${inputId}-hint`;
-          const hint =
-            field.input === 'password' && !isNew
-              ? 'Leave empty to keep the current password.'
-              : field.max_length
-                ? `At most ${field.max_length} characters.`
-                : null;
-          return (
-            <div
-              key={field.name}
-              class={`field${field.input === 'json' || field.input === 'textarea' ? ' wide' : ''}`}
-            >
-              {/* The mark outside the label: the label's text is the field's label, exactly. */}
-              <span class="label-row">
-                <label for={inputId}>{field.label}</label>
-                {required(field) ? (
-                  <span class="required" aria-hidden="true">
-                    *
-                  </span>
-                ) : null}
-              </span>
-              <FieldInput
-                field={field}
-                id={inputId}
-                value={form.master[field.name] ?? ''}
-                onChange={(value) => setMaster(field.name, value)}
-                required={required(field)}
-                invalid={error !== null}
-                describedBy={
-                  [error ? errorId : null, hint ? hintId : null].filter(Boolean).join(' ') ||
-                  undefined
-                }
-                isNew={isNew}
-              />
-              {hint ? (
-                <p id={hintId} class="hint">
-                  {hint}
-                </p>
-              ) : null}
-              {error ? (
-                <p id={errorId} class="field-error">
-                  {error}
-                </p>
-              ) : null}
-            </div>
-          );
-        })}
+        {writable.map((field) => (
+          <MasterField
+            key={field.name}
+            field={field}
+            id={`${formId}-${field.name}`}
+            value={form.master[field.name] ?? ''}
+            onChange={(value) => setMaster(field.name, value)}
+            error={errorOf(field.name)}
+            isNew={isNew}
+          />
+        ))}
       </div>
       {meta.details.map((detail) =>
         form.details[detail.name] ? (
@@ -323,6 +284,15 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
         <p role="status" class="notice">
           {notice}
         </p>
+      ) : null}
+      {elsewhere.change ? (
+        <ChangedElsewhere
+          change={elsewhere.change}
+          singular={meta.singular_label}
+          dirty={dirty}
+          onKeep={elsewhere.keepMine}
+          onLoad={elsewhere.loadTheirs}
+        />
       ) : null}
       {summary ? (
         <div role="alert" class="alert" tabIndex={-1} ref={summaryRef}>
