@@ -2,6 +2,7 @@
 // attributes, relations, validation rules and optional unit/tenant binding. Declared once,
 // checked and compiled at boot; the engine reads only the compiled form.
 
+import type { Expression, SqlBool } from 'kysely';
 import { compileObjectLiteral } from '../support/object-literal.js';
 import { type CastType, type ReadCast, readCasts } from './casts.js';
 import { type ParsedRuleSet, parseRules, type RuleSet } from './rules.js';
@@ -65,6 +66,13 @@ export interface EntityDefinition {
   readonly unitColumn?: string;
   /** Tenant-bound: filtered by, and stamped with, the caller's tenant (company). */
   readonly tenantColumn?: string;
+  /**
+   * For a table whose rows belong to a tenant without being bound to it (a company is its own,
+   * a unit has one, a user has units): the condition that a row is tenant `tenantId`'s. In
+   * isolation mode it keeps what a tenant-bound record names and what a lookup answers to the
+   * caller's tenant (scope.ts, referenceConditions); the table's own list stays unbound.
+   */
+  readonly tenantMember?: (tenantId: number) => Expression<SqlBool>;
   /** Stamped with the acting user on create when the payload leaves it empty. */
   readonly ownerColumn?: string;
   readonly storage?: Storage;
@@ -96,6 +104,8 @@ export interface Entity {
   readonly timestamps: { readonly createdAt: string | null; readonly updatedAt: string | null };
   readonly unitColumn: string | null;
   readonly tenantColumn: string | null;
+  /** EntityDefinition.tenantMember, or null. */
+  readonly tenantMember: ((tenantId: number) => Expression<SqlBool>) | null;
   readonly ownerColumn: string | null;
   readonly storage: Storage;
   readonly labels: Readonly<Record<string, string>>;
@@ -183,6 +193,7 @@ export function defineEntity(def: EntityDefinition): Entity {
     timestamps,
     unitColumn: def.unitColumn ?? null,
     tenantColumn: def.tenantColumn ?? null,
+    tenantMember: def.tenantMember ?? null,
     ownerColumn: def.ownerColumn ?? null,
     storage: def.storage ?? 'system',
     labels: { ...(def.labels ?? {}) },

@@ -30,10 +30,14 @@ const bindsUnit = (entity: Entity, scope: Scope) =>
   entity.unitColumn !== null && scope.unitId !== null;
 const bindsTenant = (entity: Entity, scope: Scope) =>
   entity.tenantColumn !== null && scope.tenantId !== null;
+/** Tenant-bound, or read as a reference bound by tenant: the tenant id is in the statement. */
+const keysTenant = (entity: Entity, scope: Scope) =>
+  (entity.tenantColumn !== null || entity.tenantMember !== null) && scope.tenantId !== null;
 
 /**
  * The scope ids a query over `entities` writes into its SQL (see above): part of its statement
- * key. Only a unit-bound entity makes the unit id matter, only a tenant-bound one the tenant id.
+ * key. Only a unit-bound entity makes the unit id matter, only a tenant-bound one (or one read as
+ * a reference, with its tenantMember condition) the tenant id.
  */
 export function scopeKey(entities: Entity | readonly Entity[], scope: Scope): string {
   // Per statement on every request: a single entity is checked without a list.
@@ -41,9 +45,7 @@ export function scopeKey(entities: Entity | readonly Entity[], scope: Scope): st
   const list = entities as readonly Entity[];
   const one = entities as Entity;
   const unit = single ? bindsUnit(one, scope) : list.some((entity) => bindsUnit(entity, scope));
-  const tenant = single
-    ? bindsTenant(one, scope)
-    : list.some((entity) => bindsTenant(entity, scope));
+  const tenant = single ? keysTenant(one, scope) : list.some((entity) => keysTenant(entity, scope));
   return (unit ? `u${scope.unitId}` : '') + (tenant ? `t${scope.tenantId}` : '');
 }
 
@@ -59,6 +61,18 @@ export function scopeConditions(entity: Entity, scope: Scope): ScopeConditions {
       sql<boolean>`${sql.ref(`${entity.table}.${entity.tenantColumn}`)} = ${sql.lit(Math.trunc(Number(scope.tenantId)))}`,
     );
   return { where };
+}
+
+/**
+ * The conditions on records that a record names or a lookup offers (a template's creator and
+ * users; a picker's choices): the scope's, and in isolation mode the tenant's for an entity that
+ * belongs to tenants without being bound to them (a user, by its units). An admin's own lists of
+ * users, units and companies stay unbound (DESIGN.md 3.4).
+ */
+export function referenceConditions(entity: Entity, scope: Scope): Array<Expression<SqlBool>> {
+  const { where } = scopeConditions(entity, scope);
+  if (scope.tenantId === null || entity.tenantMember === null) return [...where];
+  return [...where, entity.tenantMember(Math.trunc(Number(scope.tenantId)))];
 }
 
 /** The columns a new record is stamped with from the scope; the payload cannot choose them. */

@@ -151,6 +151,104 @@ describe('TENANT_ISOLATION=true: import templates, notifications and lookups sta
     );
   });
 
+  it("refuses a template's created_by naming another company's user with 422, changing nothing", async () => {
+    const count = async () =>
+      (await server.service.database.db.selectFrom('import_templates').select('id').execute())
+        .length;
+    const before = await count();
+    const refused = {
+      message: 'The selected created by is invalid.',
+      errors: { created_by: ['The selected created by is invalid.'] },
+    };
+    assertJson(
+      await server.post(PATH, templatePayload({ title: 'Borrowed', created_by: 1 }), asOther()),
+      422,
+      refused,
+    );
+    assertJson(
+      await server.patch(`${PATH}/${foreignId}`, { created_by: 1 }, asOther()),
+      422,
+      refused,
+    );
+    // The admin (company Default) cannot name the other company's user either.
+    assertJson(await server.patch(`${PATH}/${ownId}`, { created_by: other.userId }), 422, {
+      message: 'The selected created by is invalid.',
+      errors: refused.errors,
+    });
+    assert.equal(await count(), before);
+    const stored = await server.get(`${PATH}/${foreignId}`, asOther());
+    assert.equal(stored.body.created_by, other.userId);
+    assertJson(
+      await server.patch(`${PATH}/${foreignId}`, { created_by: other.userId }, asOther()),
+      200,
+    );
+  });
+
+  it("refuses a template's user row naming another company's user with 422, changing nothing", async () => {
+    const message = 'The selected users.0.user_id is invalid.';
+    assertJson(
+      await server.patch(`${PATH}/${foreignId}`, { users: [{ user_id: 1 }] }, asOther()),
+      422,
+      { message, errors: { 'users.0.user_id': [message] } },
+    );
+    const rows = await server.service.database.db
+      .selectFrom('import_template_users')
+      .select('id')
+      .where('template_id', '=', foreignId)
+      .execute();
+    assert.deepEqual(rows, []);
+    assertJson(
+      await server.patch(`${PATH}/${foreignId}`, { users: [{ user_id: other.userId }] }, asOther()),
+      200,
+    );
+  });
+
+  it("never answers another company's user as a template's creator", async () => {
+    const { db } = server.service.database;
+    // A template written before isolation, by a user of another company.
+    await db
+      .updateTable('import_templates')
+      .set({ created_by: 1 })
+      .where('id', '=', foreignId)
+      .execute();
+    try {
+      const shown = await server.get(`${PATH}/${foreignId}`, asOther());
+      assertJson(shown, 200);
+      assert.equal(shown.body.creator, null);
+      const listed = await server.get(PATH, asOther());
+      assert.deepEqual(
+        listed.body.data.map((t: { creator: unknown }) => t.creator),
+        [null],
+      );
+      const own = await server.get(`${PATH}/${ownId}`);
+      assert.deepEqual(own.body.creator, { id: 1, login: 'admin', name: 'Administrator' });
+    } finally {
+      await db
+        .updateTable('import_templates')
+        .set({ created_by: other.userId })
+        .where('id', '=', foreignId)
+        .execute();
+    }
+  });
+
+  it("binds every lookup by the caller's company, an admin's too", async () => {
+    const admin = await new SessionClient(server.url).signIn('admin');
+    const labels = async (path: string) => {
+      const reply = await admin.get(path);
+      assertJson(reply, 200);
+      return reply.body.data.map((item: { label: string }) => item.label);
+    };
+    assert.deepEqual(await labels('/app/lookups/companies'), ['Default']);
+    assert.deepEqual(await labels(`/app/lookups/companies?ids=${other.companyId}`), []);
+    assert.deepEqual(await labels(`/app/lookups/units?ids=${other.unitId}`), []);
+    assert.equal((await labels('/app/lookups/units')).includes('obob unit'), false);
+    assert.deepEqual(await labels(`/app/lookups/users?ids=${other.userId}`), []);
+    assert.deepEqual(await labels(`/app/lookups/import-templates?ids=${foreignId}`), []);
+    // The admin still administers every company: its own lists are not bound (DESIGN.md 3.4).
+    const companies = await admin.get('/api/companies');
+    assert.ok(companies.body.data.some((c: { id: number }) => c.id === other.companyId));
+  });
+
   it("looks up only users linked to a unit of the caller's company", async () => {
     const { db } = server.service.database;
     // A member of the other company with a password, to sign in.

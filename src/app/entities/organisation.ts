@@ -1,4 +1,5 @@
 // Companies (tenants), their units, and user groups (DESIGN.md 3.3).
+import { sql } from 'kysely';
 import { defineEntity } from '../../model/entity.js';
 import { belongsTo } from '../../model/relations/relation.js';
 
@@ -9,6 +10,7 @@ export const company = defineEntity({
   casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
   fillable: ['name', 'active'],
   titleColumns: ['name'],
+  tenantMember: (tenantId) => sql<boolean>`companies.id = ${sql.lit(tenantId)}`,
   // Names stay usable: a company is found by its name (svc unit:create --company=Acme).
   rules: (id) => ({
     name: ['required', 'string', 'max:200', `unique:companies,name,${id ?? 'NULL'}`],
@@ -33,6 +35,7 @@ export const unit = defineEntity({
   fillable: ['name', 'company_id', 'connection', 'active'],
   labels: { company_id: 'Company' },
   titleColumns: ['name'],
+  tenantMember: (tenantId) => sql<boolean>`units.company_id = ${sql.lit(tenantId)}`,
   relations: { company: belongsTo(() => company, 'company_id', { columns: ['id', 'name'] }) },
   // A unit's name is unique within its company (units without a company count as one company).
   rules: (id, record) => ({

@@ -1,4 +1,5 @@
 // Users (DESIGN.md 3.3): `password` is write-only and stored hashed; the hash is never serialised.
+import { sql } from 'kysely';
 import { hashPassword } from '../../auth/passwords.js';
 import { defineEntity } from '../../model/entity.js';
 import { hasMany } from '../../model/relations/relation.js';
@@ -22,6 +23,9 @@ export const user = defineEntity({
   fillable: ['login', 'name', 'email', 'admin', 'active'],
   hidden: ['password_hash'],
   titleColumns: ['name', 'login'],
+  // A user is a company's when linked to one of its units.
+  tenantMember: (tenantId) =>
+    sql<boolean>`exists (select 1 from user_units join units on units.id = user_units.unit_id where user_units.user_id = users.id and units.company_id = ${sql.lit(tenantId)})`,
   writeOnly: { password: async (value) => ({ password_hash: await hashPassword(String(value)) }) },
   relations: {
     units: hasMany(() => userUnit, 'user_id'),

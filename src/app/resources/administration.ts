@@ -1,5 +1,4 @@
 // /api/users, /api/companies, /api/units, /api/groups: admin users only.
-import { sql } from 'kysely';
 import { defineResource } from '../../engine/definition/define-resource.js';
 import { company, group, unit } from '../entities/organisation.js';
 import { user } from '../entities/user.js';
@@ -12,10 +11,6 @@ export const users = defineResource({
   details: ['units', 'groups'],
   defaultOrder: 'login asc',
   authorize: adminOnly,
-  // Any session user may look users up (a template's users); in isolation mode only those of a
-  // unit of the caller's company.
-  lookupTenant: (tenantId) =>
-    sql<boolean>`exists (select 1 from user_units join units on units.id = user_units.unit_id where user_units.user_id = users.id and units.company_id = ${sql.lit(Math.trunc(tenantId))})`,
 });
 
 export const companies = defineResource({

@@ -5,7 +5,7 @@ import { type Expression, type SqlBool, sql } from 'kysely';
 import { escapeLike } from '../../database/dialects/dialect-adapter.js';
 import { idOf } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
-import { scopeConditions } from '../../model/scope.js';
+import { referenceConditions } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import type { LookupItem } from '../description/metadata-types.js';
@@ -38,10 +38,8 @@ export async function lookup(
   const db = connectionsOf(context)[entity.storage];
   const adapter = adapterFor(context, entity.storage);
   const columns = [...new Set([primaryKey, ...entity.titleColumns])];
-  const where: Array<Expression<SqlBool>> = [...scopeConditions(entity, context.scope).where];
-  // Isolation mode: records tied to a tenant through other tables (users, by their units).
-  const { tenantId } = context.scope;
-  if (tenantId !== null && resource.lookupTenant) where.push(resource.lookupTenant(tenantId));
+  // Isolation mode: the caller's tenant's records only (a user by its units, a unit by its company).
+  const where = referenceConditions(entity, context.scope);
   const ids = idsOf(input.ids);
   if (ids !== null) {
     if (ids.length === 0) return [];

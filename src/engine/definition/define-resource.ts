@@ -1,7 +1,6 @@
 // defineResource(): checks a resource configuration against its entity at boot and compiles
 // what every request needs (STYLE.md example 4). A wrong name fails here with a clear message.
 
-import type { Expression, SqlBool } from 'kysely';
 import type { BelongsTo, HasMany } from '../../model/entity.js';
 import { type Entity, entityNamed } from '../../model/entity.js';
 import {
@@ -64,8 +63,6 @@ export interface Resource {
     | null;
   /** ResourceConfig.listColumns, or null. */
   readonly listColumns: readonly string[] | null;
-  /** ResourceConfig.lookupTenant, or null. */
-  readonly lookupTenant: ((tenantId: number) => Expression<SqlBool>) | null;
   /** Adds a transformer after set-up (SPEC.md 2.1 `transformers`). */
   addTransformer(field: string, transformer: Transformer): void;
 }
@@ -215,7 +212,6 @@ export function defineResource(config: ResourceConfig): Resource {
     singularLabel: config.singularLabel ?? null,
     labels: { ...entity.labels, ...(config.labels ?? {}) },
     authorize: config.authorize ?? null,
-    lookupTenant: config.lookupTenant ?? null,
     listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);

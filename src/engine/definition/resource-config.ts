@@ -1,6 +1,5 @@
 // The resource configuration of SPEC.md 2.1: every setting, with its default.
 
-import type { Expression, SqlBool } from 'kysely';
 import type { Entity, Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
 import type { CountStrategy } from '../query/count.js';
@@ -65,12 +64,6 @@ export interface ResourceConfig {
    * the list loads, and detail arrays.
    */
   readonly listColumns?: readonly string[];
-  /**
-   * Lookups (GET /app/lookups/<resource>, open to every session user) of records that belong to
-   * a tenant without a tenant column (users, through their units): the condition that keeps
-   * them to the caller's, or null for none. Called only in isolation mode (scope.tenantId set).
-   */
-  readonly lookupTenant?: (tenantId: number) => Expression<SqlBool>;
   /** Optional authorization check: false answers 403 before the action runs. */
   readonly authorize?: (
     action: Action,

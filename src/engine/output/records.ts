@@ -21,7 +21,7 @@ import {
   loadBelongsTo,
   loadHasMany,
 } from '../../model/relations/eager-load.js';
-import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
+import { referenceConditions, type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
 
 // A literal: SQLite re-prepares a statement whose LIMIT is a bound parameter at every execution.
@@ -104,6 +104,17 @@ export function recordsKey(
   return [resource, layout, scopeKey(layout.scoped, scope)];
 }
 
+/**
+ * The conditions on a record that `entity`'s record names (its belongs-to): within the scope; a
+ * tenant-bound record's only within the tenant too, so a template's creator is never another
+ * company's user.
+ */
+function namedConditions(entity: Entity, target: Entity, scope: Scope) {
+  return entity.tenantColumn !== null
+    ? referenceConditions(target, scope)
+    : scopeConditions(target, scope).where;
+}
+
 const RECORD = statementSite('one record');
 const STORED_ROW = statementSite('stored row for a write');
 
@@ -128,7 +139,7 @@ export function selectRecords(
     const target = relation.target();
     const on = [
       sql<boolean>`${sql.ref(`${target.table}.${relation.ownerKey}`)} = ${sql.ref(`${entity.table}.${relation.foreignKey}`)}`,
-      ...scopeConditions(target, scope).where,
+      ...namedConditions(entity, target, scope),
     ];
     query = query
       .leftJoin(target.table, (join) => join.on(sql<boolean>`${sql.join(on, sql` and `)}`))
@@ -166,7 +177,9 @@ export async function assembleRecords(
   const [belongs, batched] = await Promise.all([
     Promise.all(
       resource.belongsTo.map(([, r]) =>
-        joined.has(r) ? null : loadBelongsTo(connections, r, rows, scope),
+        joined.has(r)
+          ? null
+          : loadBelongsTo(connections, r, rows, scope, entity.tenantColumn !== null),
       ),
     ),
     Promise.all(

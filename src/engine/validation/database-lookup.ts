@@ -21,7 +21,13 @@ import {
 import type { Connections } from '../../model/connections.js';
 import { type Entity, entityForTable } from '../../model/entity.js';
 import type { UniqueWhere } from '../../model/rules.js';
-import { NO_SCOPE, type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
+import {
+  NO_SCOPE,
+  referenceConditions,
+  type Scope,
+  scopeConditions,
+  scopeKey,
+} from '../../model/scope.js';
 import type { Lookup } from './validator.js';
 
 const LOOKUPS = statementSite('exists and unique lookups');
@@ -52,11 +58,26 @@ interface Asked {
   readonly column: string;
   readonly keys: Array<string | number>;
   readonly where: UniqueWhere | null;
+  /** An `exists` of a tenant-bound record's write: read as a reference (referenceConditions). */
+  readonly reference: boolean;
   readonly found: (rows: Found[]) => void;
   readonly failed: (error: unknown) => void;
 }
 
-export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE): Lookup {
+export interface LookupOptions {
+  /**
+   * The write is of a tenant-bound record (and its detail rows): in isolation mode an `exists`
+   * rule finds only the caller's tenant's records (a template's creator and users).
+   */
+  readonly tenantReferences?: boolean;
+}
+
+export function databaseLookup(
+  connections: Connections,
+  scope: Scope = NO_SCOPE,
+  options: LookupOptions = {},
+): Lookup {
+  const tenantReferences = options.tenantReferences ?? false;
   let waiting: Asked[] = [];
   /** The lookups asked this turn, one statement per database. */
   const send = () => {
@@ -85,6 +106,7 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
         one.entity ? scopeKey(one.entity, scope) : '',
         one.where?.column ?? '',
         one.where ? one.where.value === null : false,
+        one.reference,
       );
       Object.assign(values, paramListValues(`l${i}v`, one.keys));
       if (one.where?.value != null) values[`l${i}w`] = bindable([one.where.value])[0];
@@ -142,15 +164,18 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
           ? listed.where(where.column, 'is', null)
           : listed.where(where.column, '=', param(`l${i}w`));
     const { entity } = one;
-    return (
-      entity ? scopeConditions(entity, scope).where.reduce((q, w) => q.where(w), query) : query
-    ) as Select;
+    if (!entity) return query as Select;
+    const conditions = one.reference
+      ? referenceConditions(entity, scope)
+      : scopeConditions(entity, scope).where;
+    return conditions.reduce((q, w) => q.where(w), query) as Select;
   };
   const lookup = (
     table: string,
     column: string,
     keys: Array<string | number>,
     where: UniqueWhere | null,
+    reference = false,
   ) =>
     new Promise<Found[]>((found, failed) => {
       if (waiting.length === 0) queueMicrotask(send);
@@ -164,6 +189,7 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
         column,
         keys,
         where,
+        reference,
         found,
         failed,
       });
@@ -172,7 +198,8 @@ export function databaseLookup(connections: Connections, scope: Scope = NO_SCOPE
     async exists(table, column, values) {
       const keys = bindable(values);
       if (keys.length === 0) return new Set();
-      return new Set((await lookup(table, column, keys, null)).map((row) => row.value));
+      const found = await lookup(table, column, keys, null, tenantReferences);
+      return new Set(found.map((row) => row.value));
     },
     async taken(table, column, values, where = null) {
       const keys = bindable(values);

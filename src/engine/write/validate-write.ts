@@ -34,8 +34,11 @@ export async function validateWrite(
       units.push({ data, rules, prefix: `${name}.${row.index}.` });
     }
   }
-  const checked =
-    units.length > 0 ? await validateAll(units, databaseLookup(connections, scope)) : {};
+  // A tenant-bound record and its detail rows name only the caller's tenant's records.
+  const lookup = databaseLookup(connections, scope, {
+    tenantReferences: entity.tenantColumn !== null,
+  });
+  const checked = units.length > 0 ? await validateAll(units, lookup) : {};
   const bag: ErrorBag = { ...plan.errors };
   for (const [key, messages] of Object.entries(checked)) {
     if (!(key in plan.errors)) bag[key] = messages;

@@ -15,7 +15,7 @@ import { compileObjectLiteral } from '../../support/object-literal.js';
 import { readCasts } from '../casts.js';
 import type { Connections } from '../connections.js';
 import type { BelongsTo, HasMany, Row } from '../entity.js';
-import { type Scope, scopeConditions, scopeKey } from '../scope.js';
+import { referenceConditions, type Scope, scopeConditions, scopeKey } from '../scope.js';
 
 const BELONGS_TO_ROWS = statementSite('belongs-to rows');
 const HAS_MANY_ROWS = statementSite('has-many rows');
@@ -35,6 +35,8 @@ export async function loadBelongsTo(
   relation: BelongsTo,
   parents: Row[],
   scope: Scope,
+  /** The parents are tenant-bound: their targets are read as references (referenceConditions). */
+  reference = false,
 ): Promise<Map<string, Row>> {
   const target = relation.target();
   const keys = distinctKeys(parents.map((p) => p[relation.foreignKey]));
@@ -43,9 +45,12 @@ export async function loadBelongsTo(
   const db = connections[target.storage];
   const rows = await runCached<Row>(
     db,
-    [BELONGS_TO_ROWS, relation, listLength(keys.length), scopeKey(target, scope)],
+    [BELONGS_TO_ROWS, relation, listLength(keys.length), scopeKey(target, scope), reference],
     () =>
-      scopeConditions(target, scope).where.reduce(
+      (reference
+        ? referenceConditions(target, scope)
+        : scopeConditions(target, scope).where
+      ).reduce(
         (q, w) => q.where(w),
         db
           .selectFrom(target.table)
