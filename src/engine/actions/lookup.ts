@@ -1,7 +1,7 @@
 // Lookup: records of a resource as a picker shows them, `{id, label}` from the entity's title
 // columns, found by text or by ids, within the caller's scope. Any session user may look up
 // (a non-admin picks a template's users and groups): it answers no column but the title ones.
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { sql } from 'kysely';
 import { escapeLike } from '../../database/dialects/dialect-adapter.js';
 import { idOf } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
