@@ -22,6 +22,8 @@ export interface Config {
    * past it, large lists wait their turn.
    */
   readonly answerMemoryLimitMb: number;
+  /** ANSWER_STALL_TIMEOUT_MS: a streamed answer whose client reads nothing this long is cut. */
+  readonly answerStallTimeoutMs: number;
   readonly logLevel: string;
   /** LOG_FORMAT: `pretty` (human-readable), `json`, or `auto` (pretty when stdout is a terminal). */
   readonly logFormat: 'auto' | 'pretty' | 'json';
@@ -297,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     streamAnswersAbove: int(env, 'STREAM_ANSWERS_ABOVE', 1024 * 1024, 0, 1024 * 1024 * 1024),
     answerMemoryLimitMb: int(env, 'ANSWER_MEMORY_LIMIT_MB', 256, 1, 1024 * 1024),
+    answerStallTimeoutMs: int(env, 'ANSWER_STALL_TIMEOUT_MS', 30_000, 100, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     logFormat: logFormat(env),
     adminPassword: env.ADMIN_PASSWORD || null,

@@ -33,6 +33,7 @@ import type { Resource } from './definition/define-resource.js';
 import { ACTIONS, type Action } from './definition/resource-config.js';
 import { readIdempotencyKey } from './idempotency/idempotency-key.js';
 import { idempotentCreate } from './idempotency/idempotent-create.js';
+import { cutWhenStalled } from './output/answer-stall.js';
 import { jsonAnswer } from './output/json-answer.js';
 import { mergeInputs } from './query/input.js';
 import { listLinks } from './query/links.js';
@@ -61,6 +62,8 @@ export interface RouteDependencies {
   readonly cursorKey?: Buffer;
   /** The memory list answers in flight may hold (ANSWER_MEMORY_LIMIT_MB); default: unbounded. */
   readonly answerBudget?: AnswerBudget;
+  /** ANSWER_STALL_TIMEOUT_MS: a streamed answer whose client reads nothing this long is cut; default 30 s. */
+  readonly answerStallTimeoutMs?: number;
 }
 
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -180,6 +183,7 @@ export function registerResourceRoutes(
       throw errors.unauthorized();
   };
   const streamAbove = deps.streamAbove ?? 1024 * 1024;
+  const stallTimeoutMs = deps.answerStallTimeoutMs ?? 30_000;
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[idParameter];
   const run =
     (action: Action, work: (context: EngineContext, request: FastifyRequest) => Promise<Answer>) =>
@@ -195,7 +199,15 @@ export function registerResourceRoutes(
       reply.code(answer.status);
       if (answer.headers) reply.headers(answer.headers);
       if (answer.text === undefined && answer.body === undefined) return reply.send();
-      return reply.type(JSON_TYPE).send(answer.text ?? jsonAnswer(answer.body, streamAbove));
+      const text = answer.text ?? jsonAnswer(answer.body, streamAbove);
+      if (text instanceof Readable)
+        cutWhenStalled(text, request.raw.socket, stallTimeoutMs, () =>
+          request.log.info(
+            { timeoutMs: stallTimeoutMs },
+            'answer cut: its client read nothing of it in time',
+          ),
+        );
+      return reply.type(JSON_TYPE).send(text);
     };
   /** The preconditions of an update or delete: 428 without If-Match where the resource requires it. */
   const writeConditions = (request: FastifyRequest): Preconditions => {

@@ -113,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       middleware,
       streamAbove: config.streamAnswersAbove,
       answerBudget,
+      answerStallTimeoutMs: config.answerStallTimeoutMs,
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
       cursorKey: cursorKey(secret),
     });

@@ -141,14 +141,19 @@ async function* chunks(
   let chunk: string[] = [];
   let length = 0;
   for (let next = rest.next(); !next.done; next = rest.next()) {
-    // A large piece goes alone, after what is gathered: joining would copy it.
+    // A large piece goes alone, after what is gathered: joining would copy it. It goes in
+    // slices of CHUNK (substrings share its characters), so a slow client's progress shows a
+    // chunk at a time (output/answer-stall.ts).
     if (next.value.length >= LARGE) {
       if (chunk.length > 0) yield chunk.join('');
-      await nextTurn();
-      yield next.value;
-      lease?.release(length + next.value.length);
+      lease?.release(length);
       chunk = [];
       length = 0;
+      await nextTurn();
+      for (const slice of slices(next.value)) {
+        yield slice;
+        lease?.release(slice.length);
+      }
       continue;
     }
     chunk.push(next.value);
@@ -162,4 +167,15 @@ async function* chunks(
     length = 0;
   }
   if (chunk.length > 0) yield chunk.join('');
+}
+
+/** `text` in pieces of about CHUNK characters, never splitting a surrogate pair (each is encoded alone). */
+function* slices(text: string): Generator<string> {
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(at + CHUNK, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    yield text.slice(at, end);
+    at = end;
+  }
 }
