@@ -1,6 +1,7 @@
 // The descriptions of the API (DESIGN.md 3.8): GET /api/openapi.json (no authentication: it
 // holds no data), GET /docs, and for the admin front end GET /app/resources and the pickers'
-// GET /app/lookups/<resource> (session mode, any user: labels only).
+// GET /app/lookups/<resource> (session mode: labels only, for those who may list the resource or
+// all when it opens its lookups).
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../database/database.js';
@@ -60,13 +61,16 @@ export function registerDescriptionRoutes(
     async (request: FastifyRequest) => {
       const route = byName.get((request.params as { resource: string }).resource);
       if (!route) throw errors.resourceNotFound();
-      return {
-        data: await lookup(
-          route.resource,
-          context(request),
-          request.query as Record<string, unknown>,
-        ),
-      };
+      const { resource } = route;
+      const caller = context(request);
+      // A lookup lists: only for those the resource lets list, unless it opens its lookups.
+      if (
+        !resource.openLookups &&
+        resource.authorize &&
+        !(await resource.authorize('list', caller))
+      )
+        throw errors.unauthorized();
+      return { data: await lookup(resource, caller, request.query as Record<string, unknown>) };
     },
   );
 }

@@ -1,7 +1,8 @@
 // DESIGN.md 3.7/3.8, issue 17: GET /app/resources describes every shipped resource for the admin
 // front end (labels, actions the caller may use, list columns, filters, sort, page sizes, form
-// fields with their rules, detail rows, related lists), and GET /app/lookups/<resource> lets any
-// session user, admin or not, pick records by their title columns.
+// fields with their rules, detail rows, related lists), and GET /app/lookups/<resource> lets a
+// session user who may list the resource (any, for users and groups: a template's writers pick
+// them) pick records by their title columns.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertJson } from '../helpers/http.js';
@@ -239,6 +240,23 @@ describe('GET /app/resources and the lookups', () => {
     assertJson(await member.get('/app/lookups/users?search=membe'), 200, {
       data: [{ id: 2, label: 'User member (member)' }],
     });
+  });
+
+  it('answers a lookup only to a caller who may list the resource: companies and units are the admins’', async () => {
+    for (const resource of ['companies', 'units']) {
+      assertJson(await member.get(`/app/lookups/${resource}`), 403, {
+        message: 'This action is unauthorized.',
+      });
+      assertJson(await member.get(`/app/lookups/${resource}?ids=1`), 403, {
+        message: 'This action is unauthorized.',
+      });
+      const allowed = await admin.get(`/app/lookups/${resource}?ids=1`);
+      assertJson(allowed, 200);
+      assert.equal(allowed.body.data.length, 1);
+    }
+    // A template's users and groups are picked by its writers, admins or not.
+    for (const resource of ['users', 'groups', 'import-templates'])
+      assertJson(await member.get(`/app/lookups/${resource}`), 200);
   });
 
   it('labels ids a form already holds, and only existing ones', async () => {

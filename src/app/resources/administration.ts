@@ -11,6 +11,8 @@ export const users = defineResource({
   details: ['units', 'groups'],
   defaultOrder: 'login asc',
   authorize: adminOnly,
+  // A template's creator and users are picked by its non-admin writers.
+  openLookups: true,
 });
 
 export const companies = defineResource({
@@ -36,4 +38,6 @@ export const groups = defineResource({
   sortable: ['name', 'created_at'],
   defaultOrder: 'name asc',
   authorize: adminOnly,
+  // A template's groups are picked by its non-admin writers.
+  openLookups: true,
 });

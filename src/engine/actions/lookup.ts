@@ -1,6 +1,7 @@
 // Lookup: records of a resource as a picker shows them, `{id, label}` from the entity's title
-// columns, found by text or by ids, within the caller's scope. Any session user may look up
-// (a non-admin picks a template's users and groups): it answers no column but the title ones.
+// columns, found by text or by ids, within the caller's scope and, in isolation mode, tenant. The
+// route lets look up those who may list the resource, or every session user where the resource
+// opens its lookups (a non-admin picks a template's users and groups): title columns only.
 import { sql } from 'kysely';
 import { escapeLike } from '../../database/dialects/dialect-adapter.js';
 import { idOf } from '../../model/casts.js';
@@ -38,7 +39,7 @@ export async function lookup(
   const db = connectionsOf(context)[entity.storage];
   const adapter = adapterFor(context, entity.storage);
   const columns = [...new Set([primaryKey, ...entity.titleColumns])];
-  // Isolation mode: the caller's tenant's records only (a user by its units, a unit by its company).
+  // Isolation mode: the caller's tenant's records only (users by their units, units by company).
   const where = referenceConditions(entity, context.scope);
   const ids = idsOf(input.ids);
   if (ids !== null) {

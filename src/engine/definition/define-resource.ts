@@ -61,6 +61,8 @@ export interface Resource {
   readonly authorize:
     | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
     | null;
+  /** ResourceConfig.openLookups. */
+  readonly openLookups: boolean;
   /** ResourceConfig.listColumns, or null. */
   readonly listColumns: readonly string[] | null;
   /** Adds a transformer after set-up (SPEC.md 2.1 `transformers`). */
@@ -212,6 +214,7 @@ export function defineResource(config: ResourceConfig): Resource {
     singularLabel: config.singularLabel ?? null,
     labels: { ...entity.labels, ...(config.labels ?? {}) },
     authorize: config.authorize ?? null,
+    openLookups: config.openLookups ?? false,
     listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);

@@ -64,6 +64,12 @@ export interface ResourceConfig {
    * the list loads, and detail arrays.
    */
   readonly listColumns?: readonly string[];
+  /**
+   * Lookups (GET /app/lookups/<resource>: ids and labels) for every session user, not only those
+   * `authorize` lets list: for the records other resources' forms name (a template's users and
+   * groups, picked by non-admins). Default false: a lookup is a list. Tenant-bound all the same.
+   */
+  readonly openLookups?: boolean;
   /** Optional authorization check: false answers 403 before the action runs. */
   readonly authorize?: (
     action: Action,

@@ -43,7 +43,7 @@ export interface Choice {
 export interface Reference {
   /** The target resource's name (`users`), whether or not the caller may list it. */
   readonly resource: string;
-  /** `GET <lookup>?search=<text>` or `?ids=1,2` -> `{data: [{id, label}]}` (any session user). */
+  /** `GET <lookup>?search=<text>` or `?ids=1,2` -> `{data: [{id, label}]}` (docs/api.md: who). */
   readonly lookup: string;
 }
 

@@ -59,7 +59,7 @@ export const sessionEndpoints: Record<string, Operation> = {
     'Admin front end',
     {
       ...ok(
-        'At most 20 records, by title.',
+        'At most 20 records, by title; in isolation mode only the caller company’s.',
         object({
           data: {
             type: 'array',
@@ -67,7 +67,8 @@ export const sessionEndpoints: Record<string, Operation> = {
           },
         }),
       ),
-      ...errorResponses({ '404': 'NotFound' }),
+      // A caller the resource does not let list (companies and units: admins only).
+      ...errorResponses({ '403': 'Forbidden', '404': 'NotFound' }),
     },
     {
       parameters: [
