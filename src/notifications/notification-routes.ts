@@ -71,10 +71,11 @@ export function registerNotificationRoutes(
     return { marked, meta: { unread_count: await inbox.unreadCount(userId) } };
   });
 
-  // The reader: opening a notification marks it read (SPEC.md 3).
+  // A GET never writes: the reader marks what it opens read with the POST below (SPEC.md 3), so
+  // a cross-site navigation, which carries the Lax cookie, changes nothing.
   app.get('/app/notifications/:notification', { preHandler: session }, async (request) => {
     const userId = userIdOf(request);
-    return single(userId, await inbox.markRead(userId, idOf(request)));
+    return single(userId, await inbox.find(userId, idOf(request)));
   });
 
   app.post('/app/notifications/:notification/read', { preHandler: session }, async (request) => {

@@ -1,7 +1,8 @@
 // Every transition of SPEC.md 3 for notification records, through the helper endpoints of
 // SPEC.md 4.6 and DESIGN.md 3.5, on a real server in session mode:
 //   (none) -> unread   send
-//   unread -> read     POST /app/notifications/{id}/read, or opening it in the reader
+//   unread -> read     POST /app/notifications/{id}/read (the reader posts it when it opens one;
+//                      GET /app/notifications/{id} changes nothing)
 //   unread -> read     POST /app/notifications/mark-all-read (all of the caller's)
 //   read   -> unread   POST /app/notifications/{id}/unread
 // plus the list (newest first, paginated, meta.unread_count), and the owner rule: another user's
@@ -87,17 +88,20 @@ describe('notification states and the helper endpoints', () => {
     assertJson(again, 200, { data: { ...record, read_at: readAt }, meta: { unread_count: 1 } });
   });
 
-  it('unread -> read by opening it in the reader (GET /app/notifications/{id})', async () => {
+  it('GET /app/notifications/{id} returns it and leaves it unread: a GET never writes', async () => {
     const record = await send(alice.userId);
-    const since = new Date();
     const reply = await as(alice, 'GET', `/app/notifications/${record.id}`);
-    assertJson(reply, 200);
-    freshTimestamp(reply.body.data.read_at, since);
-    assert.deepStrictEqual(reply.body, {
-      data: { ...record, read_at: reply.body.data.read_at },
-      meta: { unread_count: 0 },
+    assertJson(reply, 200, { data: record, meta: { unread_count: 1 } });
+    assert.equal(await readAtOf(record.id), null);
+  });
+
+  it('marking read is a session write: POST /app/notifications/{id}/read without the CSRF token is a 419 and leaves it unread', async () => {
+    const record = await send(alice.userId);
+    const reply = await as(null, 'POST', `/app/notifications/${record.id}/read`, {
+      cookie: alice.cookie,
     });
-    assert.equal(await readAtOf(record.id), reply.body.data.read_at);
+    assertJson(reply, 419, { message: 'CSRF token mismatch.' });
+    assert.equal(await readAtOf(record.id), null);
   });
 
   it('unread -> read for all of the caller’s notifications through mark-all-read, no one else’s', async () => {

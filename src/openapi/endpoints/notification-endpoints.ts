@@ -82,7 +82,7 @@ export const notificationEndpoints: Record<string, Operation> = {
     ok('How many changed.', object({ marked: integer, meta: object({ unread_count: integer }) })),
   ),
   'GET /app/notifications/:notification': sessionRead(
-    'Open a notification (the reader): marks it read',
+    'One notification; changes nothing (the reader marks it read with POST …/read)',
     'Notifications',
     {
       ...ok('The notification.', ref('OneNotification')),
@@ -91,7 +91,7 @@ export const notificationEndpoints: Record<string, Operation> = {
     pathId('notification', "Another user's id is a 404."),
   ),
   'POST /app/notifications/:notification/read': sessionWrite(
-    'Mark a notification read',
+    'Mark a notification read (the reader, when it opens one)',
     'Notifications',
     ok('The notification.', ref('OneNotification')),
     pathId('notification', "Another user's id is a 404."),

@@ -1,6 +1,6 @@
 // /admin/notifications (issue 18 item 7, SPEC.md 3): every notification of the user, newest
-// first, read and unread. Opening one (GET /app/notifications/<id>) marks it read and shows its
-// message and action; `Mark as unread` and `Mark all read` do what they say. `?open=<id>` opens
+// first, read and unread. Opening one marks it read (POST /app/notifications/<id>/read, which
+// answers it) and shows its message and action; `Mark as unread` and `Mark all read` do what they say. `?open=<id>` opens
 // one from the address (the bell's links), `?page=<n>` pages.
 import { useEffect, useState } from 'preact/hooks';
 import { NotificationAction } from '../components/notification-action.js';
@@ -46,7 +46,7 @@ export function NotificationsScreen() {
       setOpened(null);
       return;
     }
-    get<{ data: NotificationRecord }>(`/app/notifications/${openId}`).then(
+    post<{ data: NotificationRecord }>(`/app/notifications/${openId}/read`).then(
       (one) => {
         setOpened(one.data);
         notificationsChanged();
