@@ -16,6 +16,7 @@ import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
+import { keepChanges, refreshKnownSeq } from './engine/changes/retention.js';
 import type { ResourceRoute } from './engine/routes.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
 import { buildApp } from './http/build-app.js';
@@ -232,7 +233,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
     },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
+  // The change log (DESIGN.md 3.9): Changes-Seq starts from each database's last seq, and old
+  // changes are pruned in the background.
+  const changeDatabases = () => [database, ...unitDatabases.databases()];
+  await Promise.all(changeDatabases().map((db) => refreshKnownSeq(db)));
+  const retention = keepChanges(changeDatabases, config.changesRetentionDays, app.log, clock);
   app.addHook('onClose', async () => {
+    retention.stop();
     await unitDatabases.close();
     await database.close();
   });

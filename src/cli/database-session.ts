@@ -33,6 +33,8 @@ export async function withDatabase<T>(work: (session: CliSession) => Promise<T>)
       scope: NO_SCOPE,
       user: null,
       mode: 'direct',
+      // The changes its writes append say a command made them (DESIGN.md 3.9).
+      actor: { user_id: null, token_id: null, via: 'cli' },
     };
     return await work({ config, database, context });
   } catch (error) {

@@ -8,6 +8,7 @@ import * as data0003 from './migrations/data/0003-sort-indexes-nulls-first.js';
 import * as data0004 from './migrations/data/0004-template-company.js';
 import * as data0005 from './migrations/data/0005-template-version.js';
 import * as data0006 from './migrations/data/0006-idempotency-keys.js';
+import * as data0007 from './migrations/data/0007-changes.js';
 import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 
@@ -25,6 +26,7 @@ const SETS: Record<MigrationSet, Record<string, Migration>> = {
     '0004-template-company': data0004,
     '0005-template-version': data0005,
     '0006-idempotency-keys': data0006,
+    '0007-changes': data0007,
   },
 };
 

@@ -4,7 +4,10 @@ import type { Database } from '../database/database.js';
 import { driverError } from '../database/driver-errors.js';
 import { HttpError } from '../errors.js';
 import type { Connections } from '../model/connections.js';
+import type { Storage } from '../model/entity.js';
 import type { Scope } from '../model/scope.js';
+import type { Actor, Change } from './changes/change.js';
+import { changesCommitted } from './changes/committed.js';
 import type { AuthorizationRequest } from './definition/resource-config.js';
 
 export interface EngineContext {
@@ -26,6 +29,8 @@ export interface EngineContext {
    * the route settles it before answering.
    */
   readonly check?: CarriedCheck;
+  /** Who the changes of its writes are recorded as made by; absent: svc itself (`system`). */
+  readonly actor?: Actor;
 }
 
 export function connectionsOf(context: EngineContext): Connections {
@@ -33,24 +38,41 @@ export function connectionsOf(context: EngineContext): Connections {
 }
 
 /**
- * Runs `work` in one transaction of the data database; system reads join it when shared. A
+ * Runs `work` in one transaction of the database that stores `storage` (the record's: its
+ * change is appended there too); reads of the other database join it when the two are one. A
  * driver error is answered as svc's (database/driver-errors.ts): a constraint the rules did not
  * foresee is a 422 under the record, whoever invoked the action. The context's carried check,
  * handed to `work` for a statement of the transaction to carry, must hold before the commit.
+ * The changes `work` pushes to `committed` go to the database's listeners after the commit
+ * (changes/committed.ts).
  */
 export async function inTransaction<T>(
   context: EngineContext,
-  work: (connections: Connections, check?: CarriedCheck) => Promise<T>,
+  storage: Storage,
+  work: (
+    connections: Connections,
+    check: CarriedCheck | undefined,
+    committed: Change[],
+  ) => Promise<T>,
 ): Promise<T> {
   const shared = context.system === context.data;
+  const database = storage === 'data' ? context.data : context.system;
+  const onSystem = database === context.system;
   const { check } = context;
+  const committed: Change[] = [];
   try {
-    return await context.data.transaction(async (trx) => {
-      const carried = check && shared ? carriedWithin(check, trx) : undefined;
-      const result = await work({ system: shared ? trx : context.system.db, data: trx }, carried);
+    const result = await database.transaction(async (trx) => {
+      const carried = check && onSystem ? carriedWithin(check, trx) : undefined;
+      const connections = {
+        system: onSystem ? trx : context.system.db,
+        data: shared || !onSystem ? trx : context.data.db,
+      };
+      const answer = await work(connections, carried, committed);
       if (check && !carried?.holds()) throw new CheckMoved();
-      return result;
+      return answer;
     });
+    changesCommitted(database, committed);
+    return result;
   } catch (error) {
     throw error instanceof HttpError
       ? error

@@ -19,6 +19,8 @@ import { destroy } from './actions/delete.js';
 import { type ListAnswer, listAnswer } from './actions/list.js';
 import { show } from './actions/show.js';
 import { update } from './actions/update.js';
+import { feedQueryOf, readChanges } from './changes/change-feed.js';
+import { knownSeq } from './changes/committed.js';
 import type { TaggedRecord } from './conditional/entity-tag.js';
 import { listTag } from './conditional/list-tag.js';
 import {
@@ -99,9 +101,11 @@ async function listReply(
   request: FastifyRequest,
   streamAbove: number,
   lease: AnswerLease | undefined,
+  changesSeq: string,
 ): Promise<Answer> {
   const link = listLinks(request.url, answer);
   const headers: Record<string, string> = {
+    'changes-seq': changesSeq,
     ...(link ? { link } : {}),
     ...(answer.preferenceApplied ? { 'preference-applied': answer.preferenceApplied } : {}),
   };
@@ -150,6 +154,14 @@ async function settled(check: CarriedCheck, work: Promise<Answer>, again: () => 
 }
 
 const WRITES: ReadonlySet<Action> = new Set(['create', 'update', 'delete']);
+
+/**
+ * `Changes-Seq` (DESIGN.md 3.9): a lower bound of the changes an answer reflects, taken before
+ * its statements run, from what this process knows committed in the resource's database.
+ */
+function changesSeq(resource: Resource, context: EngineContext): string {
+  return String(knownSeq(resource.entity.storage === 'data' ? context.data : context.system));
+}
 
 export function defaultParameter(path: string): string {
   const last = path.split('/').filter(Boolean).pop() ?? 'id';
@@ -217,6 +229,7 @@ export function registerResourceRoutes(
   };
   const ttlMs = (deps.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000;
 
+  const feedPath = `${route.path}/changes`;
   const table: Array<
     [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, Parameters<typeof run>[1]]
   > = [
@@ -225,6 +238,7 @@ export function registerResourceRoutes(
       'GET',
       route.path,
       async (c, r) => {
+        const seq = changesSeq(resource, c);
         const prefer = r.headers.prefer;
         // Given back as the answer is written (output/json-answer.ts), or here if it fails first.
         const lease = deps.answerBudget?.lease();
@@ -235,12 +249,22 @@ export function registerResourceRoutes(
             lease,
             keepAnswers: true,
           });
-          return await listReply(answer, r, streamAbove, lease);
+          return await listReply(answer, r, streamAbove, lease, seq);
         } catch (error) {
           lease?.end();
           throw error;
         }
       },
+    ],
+    [
+      // The feed (DESIGN.md 3.9): the list's abilities and scope.
+      'list',
+      'GET',
+      feedPath,
+      async (c, r) => ({
+        status: 200,
+        body: await readChanges(resource, c, feedQueryOf(r.query as Record<string, unknown>)),
+      }),
     ],
     [
       'create',
@@ -268,11 +292,13 @@ export function registerResourceRoutes(
       'GET',
       itemPath,
       async (c, r) => {
+        const seq = { 'changes-seq': changesSeq(resource, c) };
         const answer = await show(resource, c, idOf(r));
         const outcome = evaluate(preconditionsOf(r.headers), answer.etag, 'read');
         if (outcome === 'failed') throw preconditionFailed(answer.etag);
-        if (outcome === 'not-modified') return { status: 304, headers: etagHeader(answer.etag) };
-        return tagged(200, answer);
+        if (outcome === 'not-modified')
+          return { status: 304, headers: { ...seq, ...etagHeader(answer.etag) } };
+        return { status: 200, body: answer.body, headers: { ...seq, ...etagHeader(answer.etag) } };
       },
     ],
     [
@@ -304,8 +330,9 @@ export function registerResourceRoutes(
       url,
       preHandler: handlersFor(action),
       handler: run(action, work),
-      // run() settles the check the statements carry: the reads', and the writes' reloads.
-      config: { carriesCredentialCheck: action !== 'delete' },
+      // run() settles the check the statements carry: the reads', and the writes' reloads (not
+      // the feed's: the log's statements carry none).
+      config: { carriesCredentialCheck: action !== 'delete' && url !== feedPath },
     });
   }
 }

@@ -23,6 +23,11 @@ export function engineContextOf(database: Database): (request: FastifyRequest) =
       mode: state.mode,
       caller: state.tokenId !== undefined ? `token:${state.tokenId}` : `user:${state.scope.userId}`,
       check: state.check,
+      actor: {
+        user_id: state.scope.userId,
+        token_id: state.tokenId ?? null,
+        via: state.mode,
+      },
     };
   };
 }

@@ -37,7 +37,78 @@ export const securitySchemes = {
   },
 };
 
+const nullableInteger = { type: ['integer', 'null'] };
+
 export const schemas: Record<string, Schema> = {
+  Change: {
+    type: 'object',
+    description:
+      'One committed write of one record (DESIGN.md 3.9). `changes`: on create every stored field under `fields`, on update only the fields whose value changed, on delete `{}`; each detail relation with a changed row appears as `{created: [rows], updated: [rows], deleted: [ids]}`. Hidden fields never appear.',
+    properties: {
+      seq: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Increasing per database, visible in commit order.',
+      },
+      resource: { type: 'string', description: 'The resource path name (`import-templates`).' },
+      id: { type: ['integer', 'string'], description: "The record's key." },
+      action: { type: 'string', enum: ['created', 'updated', 'deleted'] },
+      version: {
+        ...nullableInteger,
+        description:
+          'The record\'s version after the write (its ETag is `"<version>"`); null for a delete and for a resource without versions.',
+      },
+      at: { type: 'string', format: 'date-time', description: 'When the write committed (UTC).' },
+      actor: {
+        type: 'object',
+        properties: {
+          user_id: nullableInteger,
+          token_id: nullableInteger,
+          via: { type: 'string', enum: ['bearer', 'session', 'cli', 'system'] },
+        },
+        required: ['user_id', 'token_id', 'via'],
+        additionalProperties: false,
+      },
+      changes: {
+        type: 'object',
+        properties: { fields: { type: 'object' } },
+        additionalProperties: {
+          type: 'object',
+          properties: {
+            created: { type: 'array', items: { type: 'object' } },
+            updated: { type: 'array', items: { type: 'object' } },
+            deleted: { type: 'array', items: { type: ['integer', 'string'] } },
+          },
+          required: ['created', 'updated', 'deleted'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['seq', 'resource', 'id', 'action', 'version', 'at', 'actor', 'changes'],
+    additionalProperties: false,
+  },
+  ChangesPage: {
+    type: 'object',
+    properties: {
+      data: { type: 'array', items: ref('Change') },
+      meta: {
+        type: 'object',
+        properties: {
+          after: { type: 'integer', minimum: 0 },
+          next: {
+            type: 'integer',
+            minimum: 0,
+            description: 'The `after` of the next request.',
+          },
+          has_more: { type: 'boolean', description: 'More changes follow at once.' },
+        },
+        required: ['after', 'next', 'has_more'],
+        additionalProperties: false,
+      },
+    },
+    required: ['data', 'meta'],
+    additionalProperties: false,
+  },
   Error: {
     type: 'object',
     properties: { error: text },
@@ -203,6 +274,16 @@ export const responses = {
     },
     content: json(ref('Message')),
   },
+  ChangesGone: {
+    description:
+      'The changes after `after` are no longer kept (CHANGES_RETENTION_DAYS): reload the list and continue from its `Changes-Seq`. `oldest` is the oldest seq that may still be kept.',
+    content: json({
+      type: 'object',
+      properties: { error: text, oldest: { type: 'integer', minimum: 1 } },
+      required: ['error', 'oldest'],
+      additionalProperties: false,
+    }),
+  },
   PreconditionRequired: {
     description: 'This resource requires `If-Match` on PUT, PATCH and DELETE (requireIfMatch).',
     content: json(ref('Message')),
@@ -216,6 +297,15 @@ export const responses = {
 };
 
 export type ErrorResponse = keyof typeof responses;
+
+/** `Changes-Seq` of lists and shows (DESIGN.md 3.9). */
+export const changesSeqHeader = {
+  'Changes-Seq': {
+    description:
+      "A lower bound of the resource's change log that this answer reflects: every change with a seq at or below it is in it. Continue from it with `GET .../changes?after=<it>`.",
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+};
 
 /** The strong ETag of a record, or the weak one of a list page (docs/api.md "Conditional requests"). */
 export const etagHeader = (description: string) => ({

@@ -3,6 +3,7 @@
 // the projections (engine/description/output-fields.ts), write bodies from the fillable fields
 // and rules, abilities from the route's middleware.
 
+import { DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT } from '../engine/changes/change-feed.js';
 import type { Resource } from '../engine/definition/define-resource.js';
 import type { Action } from '../engine/definition/resource-config.js';
 import { type OutputValue, outputFields } from '../engine/description/output-fields.js';
@@ -14,6 +15,7 @@ import { parseMiddleware } from '../kernel/middleware.js';
 import { describeFields, type FieldDescription } from '../model/field-description.js';
 import {
   BODY_ERRORS,
+  changesSeqHeader,
   type ErrorResponse,
   errorResponses,
   etagHeader,
@@ -250,6 +252,26 @@ const NOT_MODIFIED = (etag: Record<string, unknown>) => ({
   },
 });
 const CONDITIONAL_ERRORS = { '412': 'PreconditionFailed' } as const;
+const FEED_PARAMETERS = [
+  {
+    name: 'after',
+    in: 'query',
+    description:
+      'The seq to read after (a `Changes-Seq` or a `meta.next`); 0 from the start. Not a whole number: a 422; older than what is kept: a 410.',
+    schema: { type: 'integer', minimum: 0, default: 0 },
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    description: `Changes per answer, 1 to ${MAX_CHANGES_LIMIT}; else a 422.`,
+    schema: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_CHANGES_LIMIT,
+      default: DEFAULT_CHANGES_LIMIT,
+    },
+  },
+];
 
 /** The path items of one resource route, and the component schemas they refer to. */
 export function resourceOperations(route: ResourceRoute): {
@@ -284,7 +306,11 @@ export function resourceOperations(route: ResourceRoute): {
       ? 'The strong ETag of the record: its stored version, changed by every write of it or its detail rows.'
       : 'Not sent: this resource keeps no record version.',
   );
-  const listEtag = etagHeader('The weak ETag of this page (a digest of its JSON text).');
+  const listEtag = {
+    ...etagHeader('The weak ETag of this page (a digest of its JSON text).'),
+    ...changesSeqHeader,
+  };
+  const shownEtag = { ...recordEtag, ...changesSeqHeader };
   const writeConditions = {
     parameters: [IF_MATCH, IF_NONE_MATCH],
   };
@@ -421,10 +447,10 @@ export function resourceOperations(route: ResourceRoute): {
       {
         '200': {
           description: 'The record with its eager-loaded relations and detail rows.',
-          headers: recordEtag,
+          headers: shownEtag,
           content: json(itemRef),
         },
-        ...NOT_MODIFIED(recordEtag),
+        ...NOT_MODIFIED(shownEtag),
       },
       { parameters: [IF_NONE_MATCH, IF_MATCH] },
     );
@@ -434,8 +460,8 @@ export function resourceOperations(route: ResourceRoute): {
       false,
       { ...READ_ERRORS, ...notFound, ...CONDITIONAL_ERRORS },
       {
-        '200': { description: 'The headers the show would answer.', headers: recordEtag },
-        ...NOT_MODIFIED(recordEtag),
+        '200': { description: 'The headers the show would answer.', headers: shownEtag },
+        ...NOT_MODIFIED(shownEtag),
       },
       { parameters: [IF_NONE_MATCH, IF_MATCH] },
     );
@@ -492,6 +518,37 @@ export function resourceOperations(route: ResourceRoute): {
     );
   }
   const paths: Record<string, PathItem> = {};
+  if (actions.has('list')) {
+    const feedErrors = { ...READ_ERRORS, '410': 'ChangesGone', '422': 'ValidationFailed' } as const;
+    const feed = { parameters: FEED_PARAMETERS };
+    paths[`${route.path}/changes`] = {
+      get: op(
+        `changesOf${plural}`,
+        `Changes of ${labels.plural.toLowerCase()}`,
+        false,
+        feedErrors,
+        {
+          '200': {
+            description: 'The changes after `after`, oldest first.',
+            content: json(ref('ChangesPage')),
+          },
+        },
+        {
+          ...feed,
+          description:
+            "The transactional change feed (DESIGN.md 3.9): every committed create, update and delete of this resource's records, in commit order, within the caller's unit and company as the list's. Start from a list's or show's `Changes-Seq`, then send each answer's `meta.next` as `after`.",
+        },
+      ),
+      head: op(
+        `headChangesOf${plural}`,
+        `Changes of ${labels.plural.toLowerCase()} (headers only)`,
+        false,
+        feedErrors,
+        { '200': { description: 'The headers the feed would answer.' } },
+        feed,
+      ),
+    };
+  }
   if (Object.keys(collection).length > 0) paths[route.path] = collection;
   if (Object.keys(item).length > 0)
     paths[`${route.path}/{${parameter}}`] = { parameters: [idParameter] as never, ...item };

@@ -20,6 +20,9 @@ const DATA_TABLES = [
   'import_template_logs',
   'import_template_users',
   'import_templates',
+  // The change log and its counters live beside the records they describe (data migration 0007).
+  'svc_change_state',
+  'svc_changes',
 ];
 const DATA_MIGRATIONS = migrationNames('data');
 

@@ -1,6 +1,7 @@
 // The one place engine differences are described: every dialect folder exports an adapter with
 // the same capabilities (STYLE.md example 3). The engine asks the adapter; it never checks names.
 import type { CompiledQuery, Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { StoredChange } from '../change-statements.js';
 import type { Db } from '../db.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -114,6 +115,14 @@ export interface DialectAdapter {
   readonly estimateCount:
     | ((db: Db, query: CompiledQuery, table: string) => Promise<number | null>)
     | null;
+  /**
+   * Appends one change (DESIGN.md 3.9) under the database's next seq, taken so that changes
+   * become visible in seq order (database/change-statements.ts says how); answers the seq. The
+   * last statement of a write's transaction: what it locks is held only until the commit.
+   */
+  appendChange(db: Db, change: StoredChange): Promise<number>;
+  /** The last seq of a committed change, as a sub-query (0 before the first change). */
+  readonly lastChangeSeq: RawBuilder<unknown>;
   /** A timestamp value as this engine stores it. */
   toTimestamp(date: Date): unknown;
   /** Maps a driver error to a known kind, or null when it is not one. */

@@ -1,8 +1,10 @@
 // Create (SPEC.md 4.4): validate master and details, insert both, answer the reloaded record
-// (201) with its ETag, all in one transaction. A new record's version is 1.
+// (201) with its ETag, and its change (DESIGN.md 3.9), all in one transaction. A new record's
+// version is 1.
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import { scopeStamps } from '../../model/scope.js';
+import { appendChange, createdChanges } from '../changes/change-of-write.js';
 import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -32,7 +34,7 @@ export async function create(
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const masterValues = await storedMasterValues(entity, payload.master, adapter);
-  return await inTransaction(context, async (connections, check) => {
+  return await inTransaction(context, entity.storage, async (connections, check, committed) => {
     // A new record has no stored rows: every id a payload names is refused.
     const plan = planWrite(payload, new Map(), adapter);
     await validateWrite(connections, context.scope, resource, null, null, plan);
@@ -67,6 +69,19 @@ export async function create(
       etag: found ? rowTag(entity, found.row) : null,
     };
     await options.beforeCommit?.(connections, answer);
+    const row = found?.row ?? { ...values, [entity.primaryKey]: id };
+    const changes = createdChanges(resource, row, found?.record ?? null);
+    committed.push(
+      await appendChange(
+        connections[entity.storage],
+        adapter,
+        resource,
+        context,
+        'created',
+        row,
+        changes,
+      ),
+    );
     return answer;
   });
 }

@@ -1,7 +1,8 @@
 // Delete (SPEC.md 4.5): the master and, in cascade, the rows of every detail relation, in one
-// transaction. A missing id is 404; If-Match / If-None-Match are checked on the locked row.
+// transaction, with its change (DESIGN.md 3.9). A missing id is 404; If-Match / If-None-Match are checked on the locked row.
 import { deleteWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
+import { appendChange } from '../changes/change-of-write.js';
 import { rowTag } from '../conditional/entity-tag.js';
 import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
@@ -21,7 +22,7 @@ export async function destroy(
   const key = parseKey(resource, id);
   if (key === null) throw errors.resourceNotFound();
   const adapter = adapterFor(context, entity.storage);
-  await inTransaction(context, async (connections) => {
+  await inTransaction(context, entity.storage, async (connections, _check, committed) => {
     const db = connections[entity.storage];
     const existing = await findStoredRow(db, resource, context.scope, key, adapter);
     if (!existing) throw errors.resourceNotFound();
@@ -34,6 +35,8 @@ export async function destroy(
       });
     }
     await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
+    // The change keeps the record's scope (unit, company): scoped readers are told of it too.
+    committed.push(await appendChange(db, adapter, resource, context, 'deleted', existing, {}));
   });
   return DELETED;
 }

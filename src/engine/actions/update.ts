@@ -1,12 +1,13 @@
 // Update (SPEC.md 4.4, DESIGN.md 3.6): partial for PUT and PATCH alike; rules run on the stored
-// record merged with the payload; details synchronised as a diff; the reloaded record (200);
-// all in one transaction. A missing id is 404. If-Match / If-None-Match are checked on the
+// record merged with the payload; details synchronised as a diff; the reloaded record (200)
+// and its change (DESIGN.md 3.9); all in one transaction. A missing id is 404. If-Match / If-None-Match are checked on the
 // stored row once it is locked, so of two writers sending one ETag only the first wins; the
 // version (the ETag) goes up with every write that changes something, details-only ones too.
 
 import { updateWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
+import { appendChange, updatedChanges } from '../changes/change-of-write.js';
 import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
@@ -34,7 +35,7 @@ export async function update(
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const changes = await storedMasterValues(entity, payload.master, adapter);
-  return await inTransaction(context, async (connections, check) => {
+  return await inTransaction(context, entity.storage, async (connections, check, committed) => {
     const db = connections[entity.storage];
     const found = await loadStoredRecord(
       connections,
@@ -72,6 +73,9 @@ export async function update(
       masterKey,
       check,
     );
+    const after = reloaded?.row ?? { ...existing, ...master };
+    const written = updatedChanges(resource, existing, after, reloaded?.record ?? null, plan);
+    committed.push(await appendChange(db, adapter, resource, context, 'updated', after, written));
     return {
       body: resource.show(reloaded?.record ?? {}),
       etag: reloaded ? rowTag(entity, reloaded.row) : null,

@@ -26,6 +26,8 @@ export interface Order {
 
 export interface Resource {
   readonly entity: Entity;
+  /** ResourceConfig.name: what the resource's changes are filed under. */
+  readonly name: string;
   /** The key routes and direct invocations look records up by. */
   readonly primaryKey: string;
   readonly keyIsInteger: boolean;
@@ -187,6 +189,7 @@ export function defineResource(config: ResourceConfig): Resource {
 
   return Object.freeze({
     entity,
+    name: config.name ?? entity.table.replace(/_/g, '-'),
     primaryKey,
     keyIsInteger:
       keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),

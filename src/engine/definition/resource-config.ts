@@ -24,6 +24,11 @@ export interface AuthorizationRequest {
 export interface ResourceConfig {
   /** The entity, or the name it was declared with. */
   readonly model: Entity | string;
+  /**
+   * The name its changes carry (DESIGN.md 3.9 `resource`: its path name, `import-templates`);
+   * default: the entity's table with dashes for underscores.
+   */
+  readonly name?: string;
   readonly primaryKey?: string | null;
   readonly searchable?: readonly string[];
   readonly sortable?: readonly string[];

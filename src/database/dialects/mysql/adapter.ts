@@ -2,6 +2,7 @@
 // equality and sorting match the other engines, so LIKE folds case explicitly; generated ids
 // come from the insert result; timestamps are DATETIME(3) in UTC.
 import { sql } from 'kysely';
+import { appendUnderCounterUpdate, COUNTER_SEQ } from '../../change-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
 
@@ -58,6 +59,8 @@ export const mysqlAdapter: DialectAdapter = {
   childRowsUnderLock: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   estimateCount,
+  appendChange: appendUnderCounterUpdate,
+  lastChangeSeq: COUNTER_SEQ,
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;

@@ -2,6 +2,7 @@
 // timestamps are timestamptz, errors carry SQLSTATE codes.
 
 import { sql } from 'kysely';
+import { appendUnderCounterCte, COUNTER_SEQ } from '../../change-statements.js';
 import { insertRows } from '../../write-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
@@ -70,6 +71,8 @@ export const postgresAdapter: DialectAdapter = {
   nullsSortLow: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   estimateCount,
+  appendChange: appendUnderCounterCte,
+  lastChangeSeq: COUNTER_SEQ,
   toTimestamp: (date) => date,
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error)) return null;

@@ -2,6 +2,7 @@
 // timestamps are stored as ISO-8601 text so they sort as strings.
 
 import { sql } from 'kysely';
+import { AUTOINCREMENT_SEQ, appendByAutoincrement } from '../../change-statements.js';
 import { insertRows } from '../../write-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
@@ -49,6 +50,8 @@ export const sqliteAdapter: DialectAdapter = {
   // One writer at a time already: a write transaction holds the only write connection.
   lockForUpdate: (query) => query,
   estimateCount,
+  appendChange: appendByAutoincrement,
+  lastChangeSeq: AUTOINCREMENT_SEQ,
   toTimestamp: (date) => date.toISOString(),
   translateError(error): TranslatedError | null {
     if (!(error instanceof Error) || !('code' in error)) return null;
