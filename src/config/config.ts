@@ -77,6 +77,8 @@ export interface RestDriverConfig {
   readonly maxRows: number;
   /** Milliseconds a statement may run before it is cancelled. */
   readonly timeoutMs: number;
+  /** REST_DRIVER_MAX_ANSWER_MB: MiB an answer's values may hold; a larger one is a 422. */
+  readonly maxAnswerMb: number;
 }
 
 export interface RealtimeConfig {
@@ -248,6 +250,7 @@ function restDriver(env: Env): RestDriverConfig {
     allowWrite: bool(env, 'REST_DRIVER_ALLOW_WRITE', false),
     maxRows: int(env, 'REST_DRIVER_MAX_ROWS', 10_000, 1, 1_000_000),
     timeoutMs: int(env, 'REST_DRIVER_TIMEOUT_MS', 30_000, 10, 3_600_000),
+    maxAnswerMb: int(env, 'REST_DRIVER_MAX_ANSWER_MB', 16, 1, 256),
   });
 }
 

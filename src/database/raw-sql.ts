@@ -9,6 +9,11 @@ export interface RawSqlLimits {
   readonly maxRows: number;
   /** Milliseconds the statement may run before it is cancelled. */
   readonly timeoutMs: number;
+  /**
+   * Bytes an answer's values may hold (text as its characters, blobs as their base64, 8 for any
+   * other value); a larger answer is refused ('too-large') and a write rolled back.
+   */
+  readonly maxAnswerBytes: number;
 }
 
 /** A value a statement may bind: JSON scalars (booleans become what the engine stores for them). */
@@ -52,6 +57,7 @@ export type RawSqlRefusalKind =
   | 'multiple-statements'
   | 'read-only'
   | 'timeout'
+  | 'too-large'
   | 'invalid'
   | 'unavailable';
 
@@ -67,6 +73,8 @@ export const refusals = {
   oneStatement: 'Send exactly one SQL statement per request.',
   empty: 'The sql field holds no SQL statement.',
   timeout: (ms: number) => `The statement ran longer than ${ms} ms and was cancelled.`,
+  tooLarge: (bytes: number) =>
+    `The answer is larger than ${bytes / (1024 * 1024)} MiB (REST_DRIVER_MAX_ANSWER_MB): select fewer rows or shorter values.`,
 } as const;
 
 /** The statement was refused or cancelled; `message` is written for the operator. */

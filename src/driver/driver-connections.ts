@@ -16,6 +16,7 @@ export class DriverConnections {
       allowWrite: config.restDriver.allowWrite,
       maxRows: config.restDriver.maxRows,
       timeoutMs: config.restDriver.timeoutMs,
+      maxAnswerBytes: config.restDriver.maxAnswerMb * 1024 * 1024,
     };
     const open = (url: string, what: string): RawSql => {
       try {

@@ -65,13 +65,14 @@ describe('driver: configuration', () => {
     );
   });
 
-  it('defaults to read-only, 10000 rows and a 30 s statement timeout', () => {
+  it('defaults to read-only, 10000 rows, 16 MiB answers and a 30 s statement timeout', () => {
     assert.deepStrictEqual(loadConfig(driverEnv()).restDriver, {
       enabled: true,
       secret: DRIVER_SECRET,
       allowWrite: false,
       maxRows: 10_000,
       timeoutMs: 30_000,
+      maxAnswerMb: 16,
     });
     assert.throws(
       () => loadConfig(driverEnv({ REST_DRIVER_MAX_ROWS: '0' })),

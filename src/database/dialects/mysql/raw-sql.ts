@@ -26,6 +26,7 @@ import {
   type PoolConnection,
   type QueryError,
 } from 'mysql2';
+import { rowBytes } from '../../../support/answer-budget.js';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
@@ -280,6 +281,8 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
     readonly fields: readonly FieldPacket[];
     readonly rows: unknown[][];
     readonly truncated: boolean;
+    /** The rows passed the answer's byte bound: none are kept. */
+    readonly tooLarge: boolean;
     /** Read-only and cut at the row after the cap: the statement is still running on the server. */
     readonly cut: boolean;
   }
@@ -295,8 +298,10 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       let firstSet: unknown;
       const rows: unknown[][] = [];
       let truncated = false;
+      let tooLarge = false;
+      let bytes = 0;
       const finish = (error: unknown, cut = false) =>
-        resolve({ error, fields: fields ?? [], rows, truncated, cut });
+        resolve({ error, fields: fields ?? [], rows, truncated, tooLarge, cut });
       const query = connection.execute({ sql, values: [...values], rowsAsArray: true });
       query.on('fields', (received: FieldPacket[], index: unknown) => {
         if (fields !== null) return;
@@ -305,9 +310,16 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       });
       query.on('result', (row: unknown, index: unknown) => {
         // An OK packet (a statement without rows) or a later result set (CALL) is not kept.
-        if (fields === null || index !== firstSet || !Array.isArray(row)) return;
-        if (rows.length < limits.maxRows) rows.push(row);
-        else if (!truncated) {
+        if (fields === null || index !== firstSet || !Array.isArray(row) || tooLarge) return;
+        if (rows.length < limits.maxRows) {
+          bytes += rowBytes(row);
+          if (bytes <= limits.maxAnswerBytes) rows.push(row);
+          else {
+            tooLarge = true;
+            rows.length = 0;
+            if (!limits.allowWrite) finish(null, true);
+          }
+        } else if (!truncated) {
           truncated = true;
           if (!limits.allowWrite) finish(null, true);
         }
@@ -345,14 +357,21 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
           }, timeoutMs + BACKSTOP_MS);
         }),
       ]).finally(() => clearTimeout(backstop));
-      if (outcome.error) {
+      if (outcome.error || outcome.tooLarge) {
         // The statement's refusal is the answer, whatever the clean-up meets (a deadlock may
-        // have ended the transaction already): a connection not cleaned up is not reused.
-        await control(connection, limits.allowWrite ? 'ROLLBACK' : `XA END '${xid}'`)
-          .then(() => (limits.allowWrite ? undefined : control(connection, `XA ROLLBACK '${xid}'`)))
-          .then(() => reset(connection))
-          .catch(() => (reusable = false));
-        throw refused(outcome.error, sql);
+        // have ended the transaction already): a connection not cleaned up is not reused. A
+        // write whose answer is too large is rolled back too.
+        if (outcome.cut) reusable = false;
+        else
+          await control(connection, limits.allowWrite ? 'ROLLBACK' : `XA END '${xid}'`)
+            .then(() =>
+              limits.allowWrite ? undefined : control(connection, `XA ROLLBACK '${xid}'`),
+            )
+            .then(() => reset(connection))
+            .catch(() => (reusable = false));
+        throw outcome.error
+          ? refused(outcome.error, sql)
+          : new RawSqlError('too-large', refusals.tooLarge(limits.maxAnswerBytes));
       }
       if (outcome.cut) reusable = false;
       else if (limits.allowWrite) await control(connection, 'COMMIT');

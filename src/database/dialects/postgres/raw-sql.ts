@@ -16,6 +16,7 @@
 //   tables), as a connection pooler does.
 // Values arrive as PostgreSQL's text and are made JSON-safe here by type (see jsonValue).
 import pg from 'pg';
+import { rowBytes } from '../../../support/answer-budget.js';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
@@ -85,6 +86,9 @@ class CappedStatement implements pg.Submittable {
   readonly rows: Array<ReadonlyArray<string | null>> = [];
   /** The text held no statement (only comments or blanks). */
   empty = false;
+  /** The rows passed the answer's byte bound: none are kept from then on. */
+  tooLarge = false;
+  private bytes = 0;
   readonly done: Promise<unknown>;
   private settle: (error: unknown) => void = () => {};
 
@@ -92,6 +96,7 @@ class CappedStatement implements pg.Submittable {
     private readonly text: string,
     private readonly values: Array<string | null>,
     private readonly rowLimit: number,
+    private readonly maxBytes: number,
   ) {
     this.done = new Promise((resolve) => (this.settle = resolve));
   }
@@ -115,7 +120,18 @@ class CappedStatement implements pg.Submittable {
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
-    this.rows.push(message.fields);
+    if (this.tooLarge) return;
+    // The row past the cap only says there are more: it is not answered, nor counted.
+    if (this.rows.length === this.rowLimit - 1) {
+      this.rows.push(message.fields);
+      return;
+    }
+    this.bytes += rowBytes(message.fields);
+    if (this.bytes <= this.maxBytes) this.rows.push(message.fields);
+    else {
+      this.tooLarge = true;
+      this.rows.length = 0;
+    }
   }
 
   /** The row limit was reached: the portal waits, producing nothing more, until the transaction ends. */
@@ -278,7 +294,12 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
     let reusable = true;
     try {
       await client.query(begin);
-      const statement = new CappedStatement(sql, bindings.map(wireValue), limits.maxRows + 1);
+      const statement = new CappedStatement(
+        sql,
+        bindings.map(wireValue),
+        limits.maxRows + 1,
+        limits.maxAnswerBytes,
+      );
       client.query(statement);
       let backstop: NodeJS.Timeout | undefined;
       const error = await Promise.race([
@@ -290,14 +311,22 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
           }, limits.timeoutMs + BACKSTOP_MS);
         }),
       ]).finally(() => clearTimeout(backstop));
-      if (error !== null || statement.empty) {
+      const refusal =
+        error !== null
+          ? refused(error)
+          : statement.empty
+            ? new RawSqlError('invalid', refusals.empty)
+            : statement.tooLarge
+              ? new RawSqlError('too-large', refusals.tooLarge(limits.maxAnswerBytes))
+              : null;
+      if (refusal) {
         // The statement's refusal is the answer, whatever the clean-up meets: a connection not
-        // cleaned up is not reused.
+        // cleaned up is not reused. A write whose answer is too large is rolled back too.
         await client
           .query('ROLLBACK')
           .then(() => client.query('DISCARD ALL'))
           .catch(() => (reusable = false));
-        throw error !== null ? refused(error) : new RawSqlError('invalid', refusals.empty);
+        throw refusal;
       }
       // A deferred constraint can still refuse the COMMIT; PostgreSQL then rolls back.
       await client.query(limits.allowWrite ? 'COMMIT' : 'ROLLBACK');

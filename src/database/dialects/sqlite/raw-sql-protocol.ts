@@ -16,6 +16,7 @@ export interface WorkerJob {
   readonly bindings: readonly RawBinding[];
   readonly allowWrite: boolean;
   readonly maxRows: number;
+  readonly maxAnswerBytes: number;
   /** Int32Array over a SharedArrayBuffer: RUNNING, FINISHED or CANCELLED. */
   readonly state: Int32Array;
 }

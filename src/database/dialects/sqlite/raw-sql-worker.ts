@@ -4,6 +4,7 @@
 // read-only flag, which no SQL can lift, and `query_only` on top. Cancelling: raw-sql-protocol.ts.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { rowBytes } from '../../../support/answer-budget.js';
 import {
   type RawBinding,
   type RawColumn,
@@ -87,6 +88,7 @@ function run(job: WorkerJob, started: () => void): WorkerReply {
       const columns: RawColumn[] = statement.columns().map((c) => ({ name: c.name, type: c.type }));
       const rows: RawValue[][] = [];
       let truncated = false;
+      let bytes = 0;
       // Stepping stops at the row after the cap (or at a cancel): the rest is never read.
       for (const row of statement.iterate(bindings) as IterableIterator<unknown[]>) {
         if (cancelled()) break;
@@ -94,7 +96,14 @@ function run(job: WorkerJob, started: () => void): WorkerReply {
           truncated = true;
           break;
         }
-        rows.push(row.map(jsonValue));
+        const values = row.map(jsonValue);
+        bytes += rowBytes(values);
+        // Refused here, never posted: the service's thread would have to take it in and encode it.
+        if (bytes > job.maxAnswerBytes) {
+          if (!finish()) return CANCELLED_REPLY;
+          return refused('too-large', refusals.tooLarge(job.maxAnswerBytes));
+        }
+        rows.push(values);
       }
       result = { columns, rows, truncated };
     }

@@ -4,7 +4,10 @@
 // answers "timeout" at once while the worker stops at its next row and rolls back (the
 // protocol is in raw-sql-worker.ts). One limit remains: a single step that yields no row for
 // long (a large aggregate or sort, a big UPDATE) finishes in the background after the reply has
-// gone, then is rolled back; the row cap does not shorten it. Catalog lookups stay on this thread.
+// gone, then is rolled back; the row cap does not shorten it (better-sqlite3 offers no
+// sqlite3_interrupt): the thread is terminated at the time limit, so it ends as soon as that
+// step returns. An answer past maxAnswerBytes is refused in the thread, never posted here.
+// Catalog lookups stay on this thread.
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -63,6 +66,7 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
         bindings,
         allowWrite: limits.allowWrite,
         maxRows: limits.maxRows,
+        maxAnswerBytes: limits.maxAnswerBytes,
         state,
       } satisfies WorkerJob);
       running.add(worker);
@@ -78,6 +82,8 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
         // Lost to a worker that has just finished: its answer is on the way.
         if (Atomics.compareExchange(state, 0, RUNNING, CANCELLED) !== RUNNING) return;
         settle(() => reject(new RawSqlError('timeout', refusals.timeout(limits.timeoutMs))));
+        // Its work has no reader any more: no row after this one, no answer built or posted.
+        void worker.terminate();
       };
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'started') timer = setTimeout(cancel, limits.timeoutMs);
@@ -85,7 +91,7 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
         else settle(() => reject(new RawSqlError(reply.kind, reply.message)));
       });
       worker.on('error', (error) => settle(() => reject(error)));
-      // A cancelled worker stops by itself after its current step; it is tracked until then.
+      // A cancelled worker ends after its current step; it is tracked until then.
       worker.on('exit', (code) => {
         running.delete(worker);
         settle(() =>
