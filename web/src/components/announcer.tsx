@@ -26,7 +26,7 @@ export function Announcer() {
     };
   }, []);
   return (
-    <p class="visually-hidden" aria-live="polite" data-announcer="">
+    <p class="visually-hidden" role="status" aria-live="polite">
       {text}
     </p>
   );

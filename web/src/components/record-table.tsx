@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ColumnMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { formatDate } from '../lib/format.js';
 import { Link } from '../lib/router.js';
+import type { RowMark, RowMarks } from '../lib/use-live-list.js';
 import { labelsOf } from './lookup-picker.js';
 
 export type Row = Readonly<Record<string, unknown>>;
@@ -85,9 +86,13 @@ export interface RecordTableProps {
   readonly caption: string;
   readonly sorting?: SortState;
   readonly busy?: boolean;
+  /** Rows that changed since the page was read (the change feed): marked, with a word. */
+  readonly marks?: RowMarks;
 }
 
-export function RecordTable({ meta, rows, caption, sorting, busy }: RecordTableProps) {
+const MARK_WORDS: Record<RowMark, string> = { new: 'New', changed: 'Changed', deleted: 'Deleted' };
+
+export function RecordTable({ meta, rows, caption, sorting, busy, marks }: RecordTableProps) {
   const columns = useMemo(() => visibleColumns(meta), [meta]);
   const linked = linkColumn(meta, columns);
   const referenceLabels = useReferenceLabels(columns, rows);
@@ -140,16 +145,20 @@ export function RecordTable({ meta, rows, caption, sorting, busy }: RecordTableP
           ) : (
             rows.map((row) => {
               const id = String(row[meta.key]);
+              const mark = marks?.get(id);
               return (
-                <tr key={id}>
+                <tr key={id} class={mark ? `row-${mark}` : undefined}>
                   {columns.map((column) => {
                     const full = text(column, row[column.name], referenceLabels.get(column.name));
                     const shown = full.length > LONG ? `${full.slice(0, LONG - 1)}…` : full;
                     const cell =
                       column.name === linked ? (
-                        <Link href={`/admin/r/${meta.name}/${encodeURIComponent(id)}`}>
-                          {shown === '' ? `#${id}` : shown}
-                        </Link>
+                        <>
+                          <Link href={`/admin/r/${meta.name}/${encodeURIComponent(id)}`}>
+                            {shown === '' ? `#${id}` : shown}
+                          </Link>
+                          {mark ? <span class="row-mark">{MARK_WORDS[mark]}</span> : null}
+                        </>
                       ) : column.type === 'datetime' && typeof row[column.name] === 'string' ? (
                         <time dateTime={row[column.name] as string}>{shown}</time>
                       ) : (

@@ -12,6 +12,10 @@ export interface ReadRecord {
   readonly seq: number | null;
 }
 
+/** A record's address in the API. */
+export const recordPath = (meta: { readonly path: string }, id: string | null): string =>
+  `${meta.path}/${encodeURIComponent(String(id))}`;
+
 /** The Changes-Seq header of an answer, or null. */
 export function changesSeqOf(headers: Headers): number | null {
   const text = headers.get('changes-seq');

@@ -1,14 +1,16 @@
-// A form's record saved by someone else (DESIGN.md 3.9): learnt from a refused save (412) or from
-// the change feed. Their version is read once, what they changed is named, and the person
-// chooses: keep their own changes on top of it (the next save then names its ETag) or load it.
-// Nothing the person typed changes before they choose.
-import { useRef, useState } from 'preact/hooks';
+// A form's record saved by someone else (DESIGN.md 3.9): learnt from the resource's change feed
+// (followed from the show's Changes-Seq) or from a refused save (412). Their version is read
+// once, what they changed is named with who and when, and the person chooses: keep their own
+// changes on top of it (the next save then names its ETag) or load it. Nothing the person
+// typed changes before they choose.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { announce } from '../components/announcer.js';
 import { ApiError } from './api.js';
+import { actorName, type Change, type Follow, followChanges } from './change-feed.js';
 import { changedLabels, mergeForms } from './form-merge.js';
-import { type FormState, stateOf } from './form-values.js';
-import { type ReadRecord, readRecord } from './record-read.js';
+import { type FormState, payloadOf, samePayload, stateOf } from './form-values.js';
+import { type ReadRecord, readRecord, recordPath } from './record-read.js';
 
 export interface ElsewhereChange {
   /** Which write of ours was refused (412), or null: the feed told of the change first. */
@@ -23,41 +25,56 @@ export interface ElsewhereChange {
   readonly deleted: boolean;
 }
 
-/** Who changed the record and when, as the change feed tells it. */
-export interface ChangeOrigin {
-  readonly by: string | null;
-  readonly at: string | null;
-}
-
 export interface FormVersions {
   readonly form: FormState;
   readonly baseline: FormState;
   readonly etag: string | null;
 }
 
+interface Origin {
+  readonly by: string | null;
+  readonly at: string | null;
+}
+
+const UNKNOWN: Origin = { by: null, at: null };
+
+async function originOf(change: Change | null): Promise<Origin> {
+  return change ? { by: await actorName(change), at: change.at } : UNKNOWN;
+}
+
 export function useChangedElsewhere(
   meta: ResourceMeta,
-  path: string,
+  id: string | null,
   current: FormVersions | null,
   /** Makes `theirs` the form's version, with `form` in the inputs. */
   adopt: (theirs: ReadRecord, form: FormState) => void,
-  /** Who and when, from the change feed, for a refused save (unknown without it). */
-  originOf: () => Promise<ChangeOrigin> = async () => ({ by: null, at: null }),
 ) {
+  const path = recordPath(meta, id);
   const [change, setChange] = useState<ElsewhereChange | null>(null);
   const theirs = useRef<ReadRecord | null>(null);
   const latest = useRef(current);
   latest.current = current;
+  const follow = useRef<Follow | null>(null);
+  /** The newest change of this record the feed has shown. */
+  const last = useRef<Change | null>(null);
+  const singular = meta.singular_label.toLowerCase();
 
-  const learn = async (refused: ElsewhereChange['refused'], told?: ChangeOrigin) => {
-    const origin = told ?? (await originOf().catch(() => ({ by: null, at: null })));
+  const learn = async (refused: ElsewhereChange['refused'], told?: Change) => {
+    if (refused !== null) await follow.current?.pull();
+    const origin = await originOf(told ?? last.current).catch(() => UNKNOWN);
     const known = latest.current;
     if (!known) return;
-    const singular = meta.singular_label.toLowerCase();
     try {
       const read = await readRecord(path);
       // Our own save, or a version the form already holds: nothing to tell.
-      if (refused === null && read.etag !== null && read.etag === known.etag) return;
+      const same =
+        read.etag !== null
+          ? read.etag === known.etag
+          : samePayload(
+              payloadOf(meta, stateOf(meta, read.record)),
+              payloadOf(meta, known.baseline),
+            );
+      if (refused === null && same) return;
       theirs.current = read;
       const changed = changedLabels(meta, known.baseline, stateOf(meta, read.record));
       setChange({ refused, ...origin, changed, deleted: false });
@@ -71,6 +88,28 @@ export function useChangedElsewhere(
         announce(`This ${singular} was deleted${origin.by ? ` by ${origin.by}` : ''}.`);
     }
   };
+
+  const onChanges = async (changes: readonly Change[]) => {
+    const mine = changes.filter((c) => String(c.id) === id);
+    const newest = mine[mine.length - 1];
+    if (!newest) return;
+    last.current = newest;
+    await learn(null, newest);
+  };
+
+  /** Follows the record's changes from the Changes-Seq of its show (null: no feed). */
+  const watch = (seq: number | null) => {
+    if (seq === null || follow.current) return;
+    follow.current = followChanges(meta.path, seq, onChanges, () => {
+      // Fell behind the feed's retention: read the record again and follow from there.
+      follow.current = null;
+      readRecord(path).then((read) => {
+        watch(read.seq);
+        return learn(null);
+      }, ignore);
+    });
+  };
+  useEffect(() => () => follow.current?.stop(), []);
 
   const choose = (keepMine: boolean) => {
     const known = latest.current;
@@ -89,8 +128,11 @@ export function useChangedElsewhere(
 
   return {
     change,
+    watch,
     learn,
     keepMine: () => choose(true),
     loadTheirs: () => choose(false),
   };
 }
+
+const ignore = () => {};

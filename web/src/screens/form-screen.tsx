@@ -19,7 +19,13 @@ import {
   samePayload,
   stateOf,
 } from '../lib/form-values.js';
-import { type ReadRecord, type RecordBody, readOf, readRecord } from '../lib/record-read.js';
+import {
+  type ReadRecord,
+  type RecordBody,
+  readOf,
+  readRecord,
+  recordPath,
+} from '../lib/record-read.js';
 import { navigate, useLeaveGuard } from '../lib/router.js';
 import { useApp, useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
@@ -71,7 +77,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const heading = headingOf(meta, record, id);
   useTitle(heading);
 
-  const recordPath = `${meta.path}/${encodeURIComponent(String(id))}`;
+  const path = recordPath(meta, id);
   /** A version read or saved becomes the form's: `state` in the inputs, the version as base. */
   const adopt = (read: ReadRecord, state: FormState) => {
     setRecord(read.record);
@@ -81,15 +87,18 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   };
   const elsewhere = useChangedElsewhere(
     meta,
-    recordPath,
+    id,
     form && baseline ? { form, baseline, etag } : null,
     adopt,
   );
 
   useEffect(() => {
     if (isNew) return;
-    readRecord(recordPath).then(
-      (read) => adopt(read, stateOf(meta, read.record)),
+    readRecord(path).then(
+      (read) => {
+        adopt(read, stateOf(meta, read.record));
+        elsewhere.watch(read.seq);
+      },
       (error: unknown) =>
         setLoadError(error instanceof ApiError ? error.message : 'The record could not be read.'),
     );
@@ -117,7 +126,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
         });
         return;
       }
-      const saved = readOf(await exchange<RecordBody>('PUT', recordPath, payload, ifMatch(etag)));
+      const saved = readOf(await exchange<RecordBody>('PUT', path, payload, ifMatch(etag)));
       setErrors({});
       setSummary(null);
       adopt(saved, stateOf(meta, saved.record, form));
@@ -167,7 +176,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const remove = async () => {
     setConfirmDelete(false);
     try {
-      await exchange('DELETE', recordPath, undefined, ifMatch(etag));
+      await exchange('DELETE', path, undefined, ifMatch(etag));
       setFlash(`${meta.singular_label} deleted.`);
       navigate(`/admin/r/${meta.name}`, { force: true });
     } catch (error) {

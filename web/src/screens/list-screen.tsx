@@ -1,11 +1,10 @@
 // /admin/r/<resource>: the list of any resource, from its metadata alone (issue 18 item 3):
 // the filter bar of the searchable fields with their operators, sortable headers, pagination
 // with the page size and the total, all of it in the address (bookmarks, the back button).
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FilterMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { LookupPicker } from '../components/lookup-picker.js';
-import { RecordTable, type Row } from '../components/record-table.js';
-import { ApiError, get } from '../lib/api.js';
+import { RecordTable } from '../components/record-table.js';
 import { takeFlash } from '../lib/flash.js';
 import {
   apiQuery,
@@ -19,17 +18,8 @@ import {
 import { navigate, useLocation } from '../lib/router.js';
 import { useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
+import { useLiveList } from '../lib/use-live-list.js';
 import { NotFound } from './not-found.js';
-
-interface ListAnswer {
-  readonly data: Row[];
-  readonly meta: {
-    readonly total: number;
-    readonly per_page: number;
-    readonly current_page: number;
-    readonly last_page: number;
-  };
-}
 
 export function ListScreen({ name }: { name: string }) {
   const meta = useResource(name);
@@ -130,35 +120,14 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   useTitle(meta.label);
   const state = readListState(place.search, meta.list);
   const stateKey = writeListState(state, meta.list);
-  const [answer, setAnswer] = useState<ListAnswer | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
+  const area = useRef<HTMLDivElement>(null);
+  const live = useLiveList(meta, apiQuery(state, meta.list), area);
+  const { answer, error, loading } = live;
   const [draft, setDraft] = useState(state.filters);
   const [notice] = useState(() => takeFlash());
 
   // The address changed (a filter applied, the back button): the bar shows what is listed.
   useEffect(() => setDraft(state.filters), [stateKey]);
-
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    get<ListAnswer>(`${meta.path}${apiQuery(state, meta.list)}`).then(
-      (data) => {
-        if (!live) return;
-        setAnswer(data);
-        setError(null);
-        setLoading(false);
-      },
-      (failure: unknown) => {
-        if (!live) return;
-        setError(failure instanceof ApiError ? failure.message : 'The list could not be read.');
-        setLoading(false);
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [meta.path, stateKey]);
 
   const go = (next: ListState) =>
     navigate(`/admin/r/${meta.name}${writeListState(next, meta.list)}`);
@@ -260,13 +229,24 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           {error}
         </p>
       ) : null}
-      <RecordTable
-        meta={meta}
-        caption={meta.label}
-        rows={answer?.data ?? null}
-        busy={loading}
-        sorting={{ sort: state.sort, direction: state.direction, onSort: sortBy }}
-      />
+      <div ref={area}>
+        {live.offered > 0 ? (
+          <div class="live-bar">
+            <span>{`${live.offered} new ${live.offered === 1 ? 'change' : 'changes'}`}</span>
+            <button type="button" onClick={live.showOffer}>
+              Show changes
+            </button>
+          </div>
+        ) : null}
+        <RecordTable
+          meta={meta}
+          caption={meta.label}
+          rows={answer?.data ?? null}
+          busy={loading}
+          marks={live.marks}
+          sorting={{ sort: state.sort, direction: state.direction, onSort: sortBy }}
+        />
+      </div>
       <div class="pager">
         <button
           type="button"
