@@ -190,6 +190,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     resources,
     middleware,
     cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
+    sessions: shared.sessions,
     routes(app) {
       registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
       registerAdminRoutes(app, { root: DEFAULT_ADMIN_ROOT });

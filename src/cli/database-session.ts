@@ -1,5 +1,6 @@
 // What every data command shares: the server's configuration, the migrated (and on first use
 // bootstrapped) database, lookups of users/units/companies by id or name, and JSON output.
+
 import { bootstrap } from '../app/bootstrap.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
@@ -7,6 +8,7 @@ import type { EngineContext } from '../engine/context.js';
 import { HttpError } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
 import { openDatabase } from '../service.js';
+import { openSharedState } from '../shared-state.js';
 import { announceDatabase, cliConfig } from './cli-config.js';
 import { CliError } from './cli-error.js';
 
@@ -35,6 +37,15 @@ export async function withDatabase<T>(work: (session: CliSession) => Promise<T>)
       mode: 'direct',
       // The changes its writes append say a command made them (DESIGN.md 3.9).
       actor: { user_id: null, token_id: null, via: 'cli' },
+      // Where the server keeps them: the system database, or Redis with REDIS_URL.
+      endSessionsOf: async (userId) => {
+        const shared = await openSharedState(config, database, Date.now);
+        try {
+          await shared.sessions.endUserSessions(userId, null);
+        } finally {
+          await shared.close();
+        }
+      },
     };
     return await work({ config, database, context });
   } catch (error) {

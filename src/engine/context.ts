@@ -8,7 +8,7 @@ import type { Storage } from '../model/entity.js';
 import type { Scope } from '../model/scope.js';
 import type { Actor, Change } from './changes/change.js';
 import { changesCommitted } from './changes/committed.js';
-import type { AuthorizationRequest } from './definition/resource-config.js';
+import type { AuthorizationRequest, UpdateEffects } from './definition/resource-config.js';
 
 export interface EngineContext {
   /** The database of the system tables. */
@@ -31,6 +31,7 @@ export interface EngineContext {
   readonly check?: CarriedCheck;
   /** Who the changes of its writes are recorded as made by; absent: svc itself (`system`). */
   readonly actor?: Actor;
+  readonly endSessionsOf?: UpdateEffects['endSessionsOf'];
 }
 
 export function connectionsOf(context: EngineContext): Connections {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import type { SessionStore } from '../auth/session/session-store.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import { cursorKey } from '../engine/query/cursor.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   readonly routes?: (app: FastifyInstance) => void;
   /** The units' own databases (DB_CONNECTIONS), whose errors the error handler must recognise too. */
   readonly unitDatabases?: readonly Database[];
+  /** The session store, where a password change ends the user's other sessions. */
+  readonly sessions?: Pick<SessionStore, 'endUserSessions'>;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -99,7 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     adapters: [...new Set([database, ...(options.unitDatabases ?? [])].map((d) => d.adapter))],
   });
 
-  const context = engineContextOf(database);
+  const context = engineContextOf(database, options.sessions);
   const middleware = (spec: string) => options.middleware.resolve(spec);
   // One for every resource route of the app: the memory list answers in flight hold.
   const answerBudget = new AnswerBudget(

@@ -1,13 +1,21 @@
 // The engine context of a request: the databases, scope and user the auth middleware set, or
 // the direct context (no user, no scope) when no middleware ran (fixture apps).
 import type { FastifyRequest } from 'fastify';
+import type { SessionStore } from '../auth/session/session-store.js';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
 import { errors } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
 import '../kernel/request-state.js';
 
-export function engineContextOf(database: Database): (request: FastifyRequest) => EngineContext {
+/**
+ * `sessions`: where a password change ends the user's other sessions (the service's store; none
+ * in fixture apps).
+ */
+export function engineContextOf(
+  database: Database,
+  sessions?: Pick<SessionStore, 'endUserSessions'>,
+): (request: FastifyRequest) => EngineContext {
   return (request) => {
     const state = request.svc;
     if (!state)
@@ -28,6 +36,13 @@ export function engineContextOf(database: Database): (request: FastifyRequest) =
         token_id: state.tokenId ?? null,
         via: state.mode,
       },
+      endSessionsOf: sessions
+        ? (userId) =>
+            sessions.endUserSessions(
+              userId,
+              state.scope.userId === userId ? (state.session?.key ?? null) : null,
+            )
+        : undefined,
     };
   };
 }

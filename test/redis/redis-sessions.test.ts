@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sessionTtlSeconds } from '../../src/auth/session/redis-session-store.js';
+import { runCli } from '../helpers/cli.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { RedisProbe, redisEnv, redisSuite } from '../helpers/redis.js';
 import { templatePayload } from '../helpers/seed.js';
@@ -25,9 +26,9 @@ describe('sessions in Redis', redisSuite, () => {
   let server: TestServer;
   let probe: RedisProbe;
   let now = Date.now();
+  const env = redisEnv();
 
   before(async () => {
-    const env = redisEnv();
     probe = new RedisProbe(env.REDIS_PREFIX);
     server = await startTestServer(env, { anonymous: true, clock: () => now });
   });
@@ -155,6 +156,29 @@ describe('sessions in Redis', redisSuite, () => {
     assertJson(await client.get('/app/session'), 200);
     await db.updateTable('users').set({ active: 'N' }).where('login', '=', 'leaver').execute();
     assertJson(await client.get('/app/session'), 403, { message: 'The user is inactive.' });
+  });
+
+  it("ends the user's other sessions on a password change, through the API and svc user:password", async () => {
+    const { db } = server.service.database;
+    const id = await seedLoginUser(db, 'rotator', [1], 'Y');
+    const acting = await signedIn(server.url, 'rotator', USER_PASSWORD);
+    const other = await signedIn(server.url, 'rotator', USER_PASSWORD);
+    const bystander = await signedIn(server.url);
+    assertJson(await acting.patch(`/api/users/${id}`, { password: 'rotated-password-1' }), 200);
+    assertJson(await acting.get('/app/session'), 200);
+    assertSession401(await other.get('/app/session'));
+    assertJson(await bystander.get('/app/session'), 200);
+
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
+    delete childEnv.DATABASE_URL;
+    const run = await runCli({ ...childEnv, ...server.storageEnv, ...env }, [
+      'user:password',
+      'rotator',
+      '--password=rotated-password-2',
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assertSession401(await acting.get('/app/session'));
+    assertJson(await bystander.get('/app/session'), 200);
   });
 });
 

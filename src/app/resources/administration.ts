@@ -13,6 +13,10 @@ export const users = defineResource({
   authorize: adminOnly,
   // A template's creator and users are picked by its non-admin writers.
   openLookups: true,
+  // A new password ends the user's other sessions (the acting one, if the user's own, stays).
+  afterUpdate: async (id, columns, effects) => {
+    if (columns.has('password_hash')) await effects.endSessionsOf?.(Number(id));
+  },
 });
 
 export const companies = defineResource({

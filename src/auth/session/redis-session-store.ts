@@ -29,6 +29,9 @@ export function redisSessionStore(
   const { client } = redis;
   const ttl = sessionTtlSeconds(idleMinutes);
   const keyOf = (key: string) => redis.key('session', key);
+  // The keys of a user's sessions, to end them on a password change; a key whose session is gone
+  // (logged out, expired) stays until then or until the set's own TTL, and deleting it is a no-op.
+  const userSetOf = (userId: number) => redis.key('user-sessions', String(userId));
   const update = (key: string, field: string, value: number) =>
     client.eval(UPDATE_EXISTING, 1, keyOf(key), field, String(value), String(ttl));
   return {
@@ -43,6 +46,8 @@ export function redisSessionStore(
         .multi()
         .hset(keyOf(record.key), fields)
         .expire(keyOf(record.key), ttl)
+        .sadd(userSetOf(record.userId), record.key)
+        .expire(userSetOf(record.userId), ttl)
         .exec();
       const failed = replies?.find(([error]) => error)?.[0];
       if (failed) throw failed;
@@ -72,6 +77,18 @@ export function redisSessionStore(
     },
     async destroy(key) {
       await client.del(keyOf(key));
+    },
+    async endUserSessions(userId, keep) {
+      const set = userSetOf(userId);
+      const ending = (await client.smembers(set)).filter((key) => key !== keep);
+      if (ending.length === 0) return;
+      const replies = await client
+        .multi()
+        .del(...ending.map(keyOf))
+        .srem(set, ...ending)
+        .exec();
+      const failed = replies?.find(([error]) => error)?.[0];
+      if (failed) throw failed;
     },
   };
 }

@@ -26,6 +26,8 @@ export interface SessionStore {
   touch(key: string, now: number): Promise<void>;
   setUnit(key: string, unitId: number): Promise<void>;
   destroy(key: string): Promise<void>;
+  /** Ends every session of the user but `keep` (a password change; the acting session stays). */
+  endUserSessions(userId: number, keep: string | null): Promise<void>;
 }
 
 export function sessionKey(sessionId: string): string {
@@ -94,6 +96,11 @@ export function databaseSessionStore(database: Database): SessionStore {
     },
     async destroy(key) {
       await db.deleteFrom('sessions').where('id', '=', key).execute();
+    },
+    async endUserSessions(userId, keep) {
+      let ended = db.deleteFrom('sessions').where('user_id', '=', userId);
+      if (keep !== null) ended = ended.where('id', '<>', keep);
+      await ended.execute();
     },
   };
 }

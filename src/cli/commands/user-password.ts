@@ -1,5 +1,6 @@
 // svc user:password <user> [--password=<text>]: sets a user's password through the users
-// resource (its rules: at least 8 characters; stored hashed). The password comes from
+// resource (its rules: at least 8 characters; stored hashed; the user's sessions end, wherever
+// the server keeps them). The password comes from
 // --password, else a prompt that does not echo when stdin is a terminal (asked twice), else the
 // first line of stdin (`echo "$PW" | npx svc user:password admin`).
 import { createInterface } from 'node:readline';

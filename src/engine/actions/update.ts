@@ -3,6 +3,7 @@
 // and its change (DESIGN.md 3.9); all in one transaction. A missing id is 404. If-Match / If-None-Match are checked on the
 // stored row once it is locked, so of two writers sending one ETag only the first wins; the
 // version (the ETag) goes up with every write that changes something, details-only ones too.
+// Once committed, the resource's afterUpdate sees the columns set (a new password ends sessions).
 
 import { updateWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
@@ -35,50 +36,56 @@ export async function update(
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const changes = await storedMasterValues(entity, payload.master, adapter);
-  return await inTransaction(context, entity.storage, async (connections, check, committed) => {
-    const db = connections[entity.storage];
-    const found = await loadStoredRecord(
-      connections,
-      resource,
-      context.scope,
-      key,
-      adapter,
-      payload.details,
-    );
-    if (!found) throw errors.resourceNotFound();
-    const { existing, stored } = found;
-    checkWrite(preconditions, rowTag(entity, existing));
-    const masterKey = existing[entity.primaryKey];
-    const plan = planWrite(payload, stored, adapter);
-    await validateWrite(connections, context.scope, resource, Number(masterKey), existing, plan);
-    const now = new Date();
-    const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
-    const master: Row = touched
-      ? { ...changes, ...timestampValues(entity, adapter, now, 'update') }
-      : {};
-    // Read and written under the row's lock: no other write of this record runs in between.
-    if (touched && entity.versionColumn)
-      master[entity.versionColumn] = Number(existing[entity.versionColumn] ?? 0) + 1;
-    // A details-only write on an entity without updated_at has nothing to set on the master.
-    if (Object.keys(master).length > 0) {
-      await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
-    }
-    await syncDetails(connections, plan, masterKey, context.scope, adapter, now);
-    const reloaded = await findRecordAndRow(
-      connections,
-      resource,
-      context.scope,
-      adapter,
-      entity.primaryKey,
-      masterKey,
-      check,
-    );
-    const after = reloaded?.row ?? { ...existing, ...master };
-    const written = updatedChanges(resource, existing, after, reloaded?.record ?? null, plan);
-    committed.push(await appendChange(db, adapter, resource, context, 'updated', after, written));
-    return {
-      body: resource.show(reloaded?.record ?? {}),
-      etag: reloaded ? rowTag(entity, reloaded.row) : null,
-    };
-  });
+  const answer = await inTransaction(
+    context,
+    entity.storage,
+    async (connections, check, committed) => {
+      const db = connections[entity.storage];
+      const found = await loadStoredRecord(
+        connections,
+        resource,
+        context.scope,
+        key,
+        adapter,
+        payload.details,
+      );
+      if (!found) throw errors.resourceNotFound();
+      const { existing, stored } = found;
+      checkWrite(preconditions, rowTag(entity, existing));
+      const masterKey = existing[entity.primaryKey];
+      const plan = planWrite(payload, stored, adapter);
+      await validateWrite(connections, context.scope, resource, Number(masterKey), existing, plan);
+      const now = new Date();
+      const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
+      const master: Row = touched
+        ? { ...changes, ...timestampValues(entity, adapter, now, 'update') }
+        : {};
+      // Read and written under the row's lock: no other write of this record runs in between.
+      if (touched && entity.versionColumn)
+        master[entity.versionColumn] = Number(existing[entity.versionColumn] ?? 0) + 1;
+      // A details-only write on an entity without updated_at has nothing to set on the master.
+      if (Object.keys(master).length > 0) {
+        await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
+      }
+      await syncDetails(connections, plan, masterKey, context.scope, adapter, now);
+      const reloaded = await findRecordAndRow(
+        connections,
+        resource,
+        context.scope,
+        adapter,
+        entity.primaryKey,
+        masterKey,
+        check,
+      );
+      const after = reloaded?.row ?? { ...existing, ...master };
+      const written = updatedChanges(resource, existing, after, reloaded?.record ?? null, plan);
+      committed.push(await appendChange(db, adapter, resource, context, 'updated', after, written));
+      return {
+        body: resource.show(reloaded?.record ?? {}),
+        etag: reloaded ? rowTag(entity, reloaded.row) : null,
+      };
+    },
+  );
+  await resource.afterUpdate?.(key, new Set(Object.keys(changes)), context);
+  return answer;
 }

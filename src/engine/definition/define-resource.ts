@@ -63,6 +63,8 @@ export interface Resource {
   readonly authorize:
     | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
     | null;
+  /** ResourceConfig.afterUpdate, or null. */
+  readonly afterUpdate: ResourceConfig['afterUpdate'] | null;
   /** ResourceConfig.openLookups. */
   readonly openLookups: boolean;
   /** ResourceConfig.listColumns, or null. */
@@ -218,6 +220,7 @@ export function defineResource(config: ResourceConfig): Resource {
     labels: { ...entity.labels, ...(config.labels ?? {}) },
     authorize: config.authorize ?? null,
     openLookups: config.openLookups ?? false,
+    afterUpdate: config.afterUpdate ?? null,
     listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);

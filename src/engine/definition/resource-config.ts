@@ -21,6 +21,15 @@ export interface AuthorizationRequest {
   readonly mode: 'bearer' | 'session' | 'direct';
 }
 
+/** What an update's after-effects may reach (EngineContext has them, where available). */
+export interface UpdateEffects {
+  /**
+   * Ends the user's sessions, but the acting one when it is that user's own (a password change);
+   * absent where no sessions are reachable.
+   */
+  readonly endSessionsOf?: (userId: number) => Promise<void>;
+}
+
 export interface ResourceConfig {
   /** The entity, or the name it was declared with. */
   readonly model: Entity | string;
@@ -75,6 +84,15 @@ export interface ResourceConfig {
    * groups, picked by non-admins). Default false: a lookup is a list. Tenant-bound all the same.
    */
   readonly openLookups?: boolean;
+  /**
+   * Runs once an update has committed, with the stored columns it set (write-only fields as
+   * they are stored: `password_hash`): a change's effect outside the record (sessions ended).
+   */
+  readonly afterUpdate?: (
+    id: string | number,
+    columns: ReadonlySet<string>,
+    context: UpdateEffects,
+  ) => Promise<void>;
   /** Optional authorization check: false answers 403 before the action runs. */
   readonly authorize?: (
     action: Action,
