@@ -360,7 +360,7 @@ export function resourceOperations(route: ResourceRoute): {
     const listHeaders = {
       Link: {
         description:
-          'RFC 8288 links to the next and previous pages by cursor: `<target>; rel="next", <target>; rel="prev"` (the request\'s query string with `cursor` set and `page` left out); absent when there is neither.',
+          'RFC 8288 links to the next and previous pages by cursor: `<target>; rel="next", <target>; rel="prev"` (the request\'s query string with `cursor` set and `page` left out); at most 4,096 bytes: a link that would pass that is left out; absent when there is neither.',
         schema: { type: 'string' },
       },
       'Preference-Applied': {

@@ -119,6 +119,31 @@ describe('keyset cursors', () => {
     assert.match(last.headers.get('link') ?? '', /rel="prev"/);
   });
 
+  it('the Link header stays within 4 KiB: with a 7 KB filter its links are left out, and the cursors stay in meta', async () => {
+    // 7 KB of filter that every row passes.
+    const long = { title: { 'not in': Array.from({ length: 550 }, (_, i) => `absent-${i}`) } };
+    assert.ok(filters(long).length >= 7000, `${filters(long).length} characters`);
+    const first = await server.get(q({ filters: filters(long), per_page: PER_PAGE, cursor: '' }));
+    assertJson(first, 200);
+    assert.equal(first.headers.get('link'), null);
+    assert.equal(first.body.data.length, PER_PAGE);
+    const next = first.body.meta.next_cursor;
+    assert.equal(typeof next, 'string');
+    const second = await server.get(
+      q({ filters: filters(long), per_page: PER_PAGE, cursor: next }),
+    );
+    assertJson(second, 200);
+    assert.equal(second.headers.get('link'), null);
+    assert.equal(typeof second.body.meta.prev_cursor, 'string');
+    // A filter of 1 KB keeps both links, each under the bound.
+    const short = { title: { 'not in': Array.from({ length: 60 }, (_, i) => `absent-${i}`) } };
+    const kept = await server.get(q({ filters: filters(short), per_page: PER_PAGE, page: 2 }));
+    assertJson(kept, 200);
+    const link = kept.headers.get('link') ?? '';
+    assert.match(link, /rel="next".*rel="prev"/);
+    assert.ok(link.length <= 4096, `${link.length} bytes`);
+  });
+
   it('the default answer keeps SPEC.md 4.2 meta exactly; a cursor request adds next_cursor, prev_cursor, has_more and total_estimated, and current_page is null on a cursor page', async () => {
     const plain = await server.get(q({ per_page: PER_PAGE }));
     assert.deepEqual(plain.body.meta, {
