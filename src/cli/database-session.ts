@@ -11,6 +11,7 @@ import { openDatabase } from '../service.js';
 import { openSharedState } from '../shared-state.js';
 import { announceDatabase, cliConfig } from './cli-config.js';
 import { CliError } from './cli-error.js';
+import { escapeControls, terminalJson } from './terminal-text.js';
 
 export interface CliSession {
   readonly config: Config;
@@ -64,7 +65,7 @@ export async function withDatabase<T>(work: (session: CliSession) => Promise<T>)
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalJson(value)}\n`);
 }
 
 /** How a record found by name is told apart from others of that name: a unit by its company. */
@@ -83,7 +84,7 @@ async function describeRows(
   return new Map(
     rows.map((r: Record<string, unknown>) => [
       Number(r.id),
-      `#${Number(r.id)} (${r.company === null ? 'no company' : `company ${String(r.company)}`})`,
+      `#${Number(r.id)} (${r.company === null ? 'no company' : `company ${escapeControls(String(r.company))}`})`,
     ]),
   );
 }

@@ -6,6 +6,7 @@ import { readEnvFile } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { commands } from './commands/index.js';
 import { commandHelp, generalHelp, parseCommandArgs } from './help.js';
+import { escapeMessage } from './terminal-text.js';
 
 const HELP = new Set(['--help', '-h', 'help']);
 
@@ -44,7 +45,10 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const usage = error instanceof CliError || error instanceof ConfigError;
-    process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A message may quote stored names.
+    process.stderr.write(
+      `svc: ${escapeMessage(error instanceof Error ? error.message : String(error))}\n`,
+    );
     process.exitCode = usage ? 2 : 1;
   },
 );

@@ -1,12 +1,14 @@
 // List commands print JSON on stdout, or, when stdout is a terminal, the same rows as a table
-// for a person (issue 20). Values are shown as JSON would, `-` for null.
+// for a person (issue 20). Values are shown as JSON would, `-` for null, control characters
+// escaped (terminal-text.ts).
 import { printJson } from './database-session.js';
+import { escapeControls } from './terminal-text.js';
 
 type Row = Readonly<Record<string, unknown>>;
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return escapeControls(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 export function formatTable(rows: readonly Row[], columns: readonly string[]): string {
