@@ -47,6 +47,11 @@ export const errors = {
     new HttpError('REQUEST_TIMEOUT', 408, {
       message: `The request did not arrive within ${ms} ms.`,
     }),
+  /** Only 100-continue is an expectation HTTP/1.1 defines; Node answers anything else itself. */
+  expectationFailed: () =>
+    new HttpError('EXPECTATION_FAILED', 417, {
+      message: 'The Expect header can only be 100-continue.',
+    }),
   headersTooLarge: () =>
     new HttpError('HEADERS_TOO_LARGE', 431, {
       message: 'The request headers are too large.',

@@ -19,7 +19,8 @@ import { parseQueryString } from './query-string.js';
 import {
   answerFrameworkError,
   installResponseHeaders,
-  refuseWhileClosing,
+  refuseBeforeRoutes,
+  refuseExpectations,
 } from './response-headers.js';
 import { collectRoutes } from './route-catalog.js';
 import '../kernel/request-state.js';
@@ -60,6 +61,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // looks for late requests every connectionsCheckingInterval (30 s by default).
     requestTimeout: config.requestTimeoutMs,
     http: {
+      // Host is checked in refuseBeforeRoutes, answered in svc's shape: absent, or sent twice.
+      requireHostHeader: false,
+      joinDuplicateHeaders: true,
       headersTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
     },
@@ -88,7 +92,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   );
   installResponseHeaders(app);
-  refuseWhileClosing(app);
+  refuseBeforeRoutes(app);
+  refuseExpectations(app);
   collectRoutes(app);
   app.decorateRequest('svc', null);
   const secret = options.cookieSecret ?? randomBytes(32).toString('hex');

@@ -152,6 +152,43 @@ describe('HTTP edges (issue 19)', () => {
     assertCatalogAnswer(answer, 400, { message: 'The request is not valid HTTP/1.1.' });
   });
 
+  it('a request without a Host header is a 400 {message} (Node answered it before svc, empty and without nosniff)', async () => {
+    const answer = await rawExchange(server.url, 'GET /health HTTP/1.1\r\n\r\n');
+    assertCatalogAnswer(answer, 400, { message: 'The request has no Host header.' });
+  });
+
+  it('a request with two Host headers is a 400 {message}, not answered for either host', async () => {
+    const answer = await rawExchange(
+      server.url,
+      `GET ${PATH} HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nAuthorization: ${server.defaultHeaders.authorization}\r\n\r\n`,
+    );
+    assertCatalogAnswer(answer, 400, { message: 'The request has more than one Host header.' });
+  });
+
+  it('an Expect header other than 100-continue is a 417 {message} (Node answered it before svc, empty and without nosniff)', async () => {
+    const answer = await rawExchange(
+      server.url,
+      'GET /health HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n',
+    );
+    assertCatalogAnswer(answer, 417, {
+      message: 'The Expect header can only be 100-continue.',
+    });
+  });
+
+  it('a refused WebSocket upgrade is a JSON 404 too (the embedded Pusher server answers only /app/{key})', async () => {
+    const realtime = await startTestServer({ REALTIME_NOTIFICATIONS: 'true' });
+    try {
+      const answer = await rawExchange(
+        realtime.url,
+        'GET /elsewhere HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+          'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+      );
+      assertCatalogAnswer(answer, 404, { error: 'Not found' });
+    } finally {
+      await realtime.close();
+    }
+  });
+
   it('a path that does not decode is a 400 {message} in svc shape, the path not echoed', async () => {
     const reply = await server.get(`${PATH}/%E0%A4%A`);
     assertJson(reply, 400, { message: 'The request path is not a valid URL.' });
