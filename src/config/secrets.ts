@@ -13,7 +13,8 @@ export function persistentSecret(dataDir: string, name: string, fromEnv: string 
   } catch {
     // not generated yet
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  // Created by svc: its owner's alone (one the operator made keeps its mode).
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;

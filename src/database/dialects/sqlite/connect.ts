@@ -153,8 +153,22 @@ function rowsOf(
   return rows;
 }
 
+/**
+ * The database's directory and file, created private when svc creates them: the directory 0700
+ * (one that exists keeps the mode the operator gave it), the file 0600 before SQLite opens it,
+ * which gives its -wal and -shm files the same mode.
+ */
+function createPrivate(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 export function connectSqlite(file: string, options: SqliteOptions): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') createPrivate(file);
   const raw = open(file, options);
   let executed = 0;
   const count = () => {
