@@ -249,6 +249,20 @@ describe('TENANT_ISOLATION=true: import templates, notifications and lookups sta
     assert.ok(companies.body.data.some((c: { id: number }) => c.id === other.companyId));
   });
 
+  it('lets an admin of one company administer every company (DESIGN.md 3.4): users, companies, units', async () => {
+    const foreignAdmin = await seedIdentity(server, 'oadmin', { admin: 'Y' });
+    const as = { headers: bearer(foreignAdmin.token) };
+    const users = await server.get('/api/users?per_page=200', as);
+    assertJson(users, 200);
+    assert.ok(users.body.data.some((u: { id: number }) => u.id === 1));
+    const companies = await server.get('/api/companies?per_page=200', as);
+    assert.ok(companies.body.data.some((c: { id: number }) => c.id === 1));
+    assertJson(await server.patch('/api/companies/1', { active: 'Y' }, as), 200);
+    assertJson(await server.get('/api/units/1', as), 200);
+    // Its templates and lookups stay in its company.
+    assertJson(await server.get(`${PATH}/${ownId}`, as), 404, NOT_FOUND);
+  });
+
   it("looks up only users linked to a unit of the caller's company", async () => {
     const { db } = server.service.database;
     // A member of the other company with a password, to sign in.
