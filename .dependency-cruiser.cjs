@@ -9,7 +9,7 @@
 //   model/                   entities, relations, rules
 //   engine/                  the generic resource engine
 //   kernel/                  what the features share: request state, middleware, the Redis link
-//   auth/ driver/ notifications/ realtime/   features, side by side on the kernel
+//   auth/ driver/ notifications/ realtime/ live/   features, side by side on the kernel
 //   app/                     the concrete service: entities and resources
 //   http/                    Fastify wiring
 //   service.ts, shared-state.ts              the composition root
@@ -29,6 +29,8 @@ const AUTH = '^src/auth/';
 const DRIVER = '^src/driver/';
 const NOTIFICATIONS = '^src/notifications/';
 const REALTIME = '^src/realtime/';
+const SCOPED_CHANNELS = '^src/realtime/scoped-channels[.]ts$';
+const LIVE = '^src/live/';
 const BROADCASTER = '^src/realtime/broadcaster[.]ts$';
 const OPENAPI = '^src/openapi/';
 const APP = '^src/app/';
@@ -49,6 +51,7 @@ const KNOWN = [
   DRIVER,
   NOTIFICATIONS,
   REALTIME,
+  LIVE,
   OPENAPI,
   APP,
   HTTP,
@@ -221,6 +224,14 @@ module.exports = {
         'notifications is handed to it by the composition root.',
     ),
 
+    onlyImports(
+      'live-imports-only-scoped-channels-of-realtime',
+      LIVE,
+      [...BELOW_FEATURES, LIVE, SCOPED_CHANNELS],
+      'live/ -> realtime/ other than scoped-channels.ts, another feature, app/, http/, cli/ or ' +
+        "the composition root: live/ relays the engine's change log to real time through the " +
+        'one narrow interface realtime/scoped-channels.ts.',
+    ),
     onlyImports(
       'openapi-imports-only-engine-kernel-and-below',
       OPENAPI,

@@ -21,9 +21,11 @@ import type { ResourceRoute } from './engine/routes.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
 import { buildApp } from './http/build-app.js';
 import { registerDescriptionRoutes } from './http/description-routes.js';
+import { engineContextOf } from './http/engine-context.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { clientAddressOf } from './kernel/client-address.js';
 import { MiddlewareRegistry } from './kernel/middleware.js';
+import { liveChanges } from './live/install-live-changes.js';
 import { notificationChannel } from './notifications/notification-event.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
 import { registerNotificationRoutes } from './notifications/notification-routes.js';
@@ -183,6 +185,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let notifications: NotificationSender | undefined;
   let realtime: PusherServer | null = null;
   const resources = options.resources ?? serviceRoutes;
+  // Resource changes on real time (DESIGN.md 3.9): the channels, then the relay to the sockets.
+  const changes = liveChanges({
+    routes: resources,
+    contextOf: engineContextOf(database),
+    databases: unitDatabases.keyed(),
+  });
   const app = await buildApp({
     unitDatabases: unitDatabases.databases(),
     config,
@@ -209,8 +217,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         channelOf: notificationChannel,
         redis: shared.redis,
         clientAddress: clientAddressOf(config.trustProxy),
+        scopedChannels: changes.channels,
       });
       realtime = live.server;
+      if (live.server && live.scoped) changes.relay(app, live.server, shared.redis);
       notifications = new NotificationSender({
         database,
         broadcaster: live.broadcaster,

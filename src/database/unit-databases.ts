@@ -73,6 +73,16 @@ export class UnitDatabases {
     return this.owned;
   }
 
+  /**
+   * Every database of data tables once, the main one first, each with a name that is the same
+   * on every instance: '' for the main one, else the first DB_CONNECTIONS name that opens it.
+   */
+  keyed(): ReadonlyArray<{ readonly key: string; readonly database: Database }> {
+    const keyed = new Map<Database, string>([[this.main, '']]);
+    for (const [name, database] of this.named) if (!keyed.has(database)) keyed.set(database, name);
+    return [...keyed].map(([database, key]) => ({ key, database }));
+  }
+
   /** The configured names, in DB_CONNECTIONS order. */
   names(): string[] {
     return [...this.named.keys()];

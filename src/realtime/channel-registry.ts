@@ -1,5 +1,6 @@
-// Who listens where: channel -> subscribers, and each subscriber's own channels, so a closing
-// or failing connection leaves every channel in one pass and an empty channel is forgotten.
+// Who listens where: channel -> subscribers (with the signed channel data each subscribed with),
+// and each subscriber's own channels, so a closing or failing connection leaves every channel in
+// one pass and an empty channel is forgotten.
 export interface Subscriber {
   readonly socketId: string;
   /** Sends one encoded frame; a closed socket ignores it. */
@@ -7,13 +8,14 @@ export interface Subscriber {
 }
 
 export class ChannelRegistry<S extends Subscriber = Subscriber> {
-  private readonly channels = new Map<string, Set<S>>();
+  /** Channel -> subscriber -> its channel data (undefined when it subscribed with none). */
+  private readonly channels = new Map<string, Map<S, string | undefined>>();
   private readonly memberships = new Map<S, Set<string>>();
 
-  subscribe(subscriber: S, channel: string): void {
+  subscribe(subscriber: S, channel: string, channelData?: string): void {
     let members = this.channels.get(channel);
-    if (!members) this.channels.set(channel, (members = new Set()));
-    members.add(subscriber);
+    if (!members) this.channels.set(channel, (members = new Map()));
+    members.set(subscriber, channelData);
     let own = this.memberships.get(subscriber);
     if (!own) this.memberships.set(subscriber, (own = new Set()));
     own.add(channel);
@@ -49,12 +51,38 @@ export class ChannelRegistry<S extends Subscriber = Subscriber> {
   /** Sends the frame to every subscriber of the channel but `exceptSocketId`; returns how many. */
   broadcast(channel: string, frame: string, exceptSocketId?: string): number {
     let sent = 0;
-    for (const subscriber of this.channels.get(channel) ?? []) {
+    for (const subscriber of this.channels.get(channel)?.keys() ?? []) {
       if (subscriber.socketId === exceptSocketId) continue;
       subscriber.send(frame);
       sent += 1;
     }
     return sent;
+  }
+
+  /** Sends the frame to the subscribers whose channel data `accepts`; returns how many. */
+  broadcastWhere(
+    channel: string,
+    frame: string,
+    accepts: (channelData: string | undefined) => boolean,
+  ): number {
+    let sent = 0;
+    for (const [subscriber, data] of this.channels.get(channel) ?? []) {
+      if (!accepts(data)) continue;
+      subscriber.send(frame);
+      sent += 1;
+    }
+    return sent;
+  }
+
+  /** Whether the channel has a subscriber. */
+  has(channel: string): boolean {
+    return this.channels.has(channel);
+  }
+
+  /** Whether some channel whose name starts with `prefix` has a subscriber. */
+  hasAnyStartingWith(prefix: string): boolean {
+    for (const channel of this.channels.keys()) if (channel.startsWith(prefix)) return true;
+    return false;
   }
 
   /** Channels with at least one subscriber. */

@@ -3,6 +3,8 @@
 // Pusher server on the app's own HTTP server, its HTTP events API, the channel auth route, and
 // the broadcaster notifications go through (the external server's HTTP API with PUSHER_HOST).
 // With Redis, what this instance delivers to its sockets also reaches every other instance's.
+// Scoped channels (resource changes, DESIGN.md 3.9) need the embedded server, which tests each
+// event against the scope signed into each subscription: with PUSHER_HOST they are not offered.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { RealtimeConfig } from '../config/config.js';
@@ -15,6 +17,7 @@ import { httpBroadcaster } from './http-broadcaster.js';
 import { PusherServer } from './pusher-server.js';
 import { registerRealtimeSettingsRoute } from './realtime-settings-route.js';
 import { RedisFanout } from './redis-fanout.js';
+import type { ScopedChannels } from './scoped-channels.js';
 
 export interface RealtimeOptions {
   readonly config: RealtimeConfig;
@@ -29,6 +32,8 @@ export interface RealtimeOptions {
   readonly redis?: SharedRedis | null;
   /** Who a WebSocket upgrade comes from, as TRUST_PROXY says (kernel/client-address.ts). */
   readonly clientAddress: (request: IncomingMessage) => string;
+  /** Channels whose events only some subscribers may see (live/ resource changes). */
+  readonly scopedChannels?: ScopedChannels;
 }
 
 export interface Realtime {
@@ -36,12 +41,20 @@ export interface Realtime {
   readonly broadcaster: Broadcaster | null;
   /** The embedded server, null when real time is off. */
   readonly server: PusherServer | null;
+  /** Whether scoped channels are offered (on, with the embedded server the clients use). */
+  readonly scoped: boolean;
 }
 
 export function installRealtime(app: FastifyInstance, options: RealtimeOptions): Realtime {
   const { config, authenticated, clock, channelOf } = options;
-  registerRealtimeSettingsRoute(app, { config, authenticated, channelOf });
-  if (!config.enabled) return { broadcaster: null, server: null };
+  const scoped = config.enabled && !config.external ? options.scopedChannels : undefined;
+  registerRealtimeSettingsRoute(app, {
+    config,
+    authenticated,
+    channelOf,
+    scopedChannels: scoped !== undefined,
+  });
+  if (!config.enabled) return { broadcaster: null, server: null, scoped: false };
 
   const credentials = { appId: config.appId, key: config.key, secret: options.secret };
   const server = new PusherServer({
@@ -70,9 +83,14 @@ export function installRealtime(app: FastifyInstance, options: RealtimeOptions):
     local = fanout;
   }
   registerEventsApi(app, { credentials, local, clock });
-  registerChannelAuthRoute(app, { credentials, authenticated, channelOf });
+  registerChannelAuthRoute(app, {
+    credentials,
+    authenticated,
+    channelOf,
+    ...(scoped ? { scoped } : {}),
+  });
   const broadcaster = config.external
     ? httpBroadcaster({ endpoint: config.external, credentials, clock })
     : local;
-  return { broadcaster, server };
+  return { broadcaster, server, scoped: scoped !== undefined };
 }

@@ -127,7 +127,7 @@ export class PusherConnection implements Subscriber {
       case 'pong':
         return;
       case 'subscribe':
-        return this.subscribe(message.channel, message.auth);
+        return this.subscribe(message.channel, message.auth, message.channelData);
       case 'unsubscribe':
         return this.unsubscribe(message.channel);
       case 'client-event':
@@ -142,7 +142,8 @@ export class PusherConnection implements Subscriber {
     }
   }
 
-  private subscribe(channel: string, auth: string | null): void {
+  /** A private channel's `channelData` is signed with it and kept: what the subscriber may see. */
+  private subscribe(channel: string, auth: string | null, channelData: string | null): void {
     const { registry, credentials } = this.options;
     if (!CHANNEL_NAME.test(channel)) {
       return this.send(
@@ -175,7 +176,9 @@ export class PusherConnection implements Subscriber {
         ),
       );
     }
-    if (isPrivateChannel(channel) && !validChannelAuth(credentials, this.socketId, channel, auth)) {
+    const isPrivate = isPrivateChannel(channel);
+    const data = isPrivate ? (channelData ?? undefined) : undefined;
+    if (isPrivate && !validChannelAuth(credentials, this.socketId, channel, auth, data)) {
       return this.send(
         subscriptionError(
           channel,
@@ -185,8 +188,8 @@ export class PusherConnection implements Subscriber {
         ),
       );
     }
-    registry.subscribe(this, channel);
-    if (isPrivateChannel(channel)) this.privateChannels += 1;
+    registry.subscribe(this, channel, data);
+    if (isPrivate) this.privateChannels += 1;
     this.clearAuth();
     this.send(subscriptionSucceeded(channel));
   }

@@ -22,6 +22,7 @@ import {
   protocolError,
 } from './pusher-protocol.js';
 import type { PusherCredentials } from './pusher-signatures.js';
+import type { ScopedDelivery } from './scoped-channels.js';
 
 export interface PusherServerOptions {
   readonly credentials: Pick<PusherCredentials, 'key' | 'secret'>;
@@ -47,7 +48,7 @@ function rejectUpgrade(socket: Duplex, error: HttpError): void {
   socket.end(rawAnswer(error));
 }
 
-export class PusherServer implements Broadcaster {
+export class PusherServer implements Broadcaster, ScopedDelivery {
   readonly registry = new ChannelRegistry<PusherConnection>();
   private readonly connections = new Map<string, PusherConnection>();
   /** Sockets held per client address, from the upgrade until the socket closes. */
@@ -79,6 +80,24 @@ export class PusherServer implements Broadcaster {
   /** Sends an event to a channel's subscribers; returns how many received it. */
   broadcast(channel: string, event: string, data: string, exceptSocketId?: string): number {
     return this.registry.broadcast(channel, channelEvent(channel, event, data), exceptSocketId);
+  }
+
+  /** The frame is encoded once, whatever the number of subscribers. */
+  deliver(
+    channel: string,
+    event: string,
+    data: string,
+    accepts: (channelData: string | undefined) => boolean,
+  ): number {
+    return this.registry.broadcastWhere(channel, channelEvent(channel, event, data), accepts);
+  }
+
+  hasSubscribers(channel: string): boolean {
+    return this.registry.has(channel);
+  }
+
+  hasSubscribersStartingWith(prefix: string): boolean {
+    return this.registry.hasAnyStartingWith(prefix);
   }
 
   async publish(events: readonly BroadcastEvent[]): Promise<void> {

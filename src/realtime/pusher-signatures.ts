@@ -1,5 +1,7 @@
 // The Pusher signing rules, in one place for both directions (DESIGN.md 3.5 and section 5):
-// - private channel auth: `<key>:<hex HMAC-SHA256(secret, socket_id + ':' + channel_name)>`;
+// - private channel auth: `<key>:<hex HMAC-SHA256(secret, socket_id + ':' + channel_name)>`, and
+//   with channel data (what the subscriber may see, signed with it as Pusher signs a presence
+//   channel's member): `socket_id + ':' + channel_name + ':' + channel_data`;
 // - HTTP API requests: `auth_signature` = hex HMAC-SHA256(secret, `METHOD\n<path>\n<query>`),
 //   the query being every parameter but auth_signature, keys lower-cased and sorted, values as
 //   sent (not URL-encoded), and `body_md5` the hex MD5 of the raw body.
@@ -32,19 +34,23 @@ export function channelAuth(
   credentials: Pick<PusherCredentials, 'key' | 'secret'>,
   socketId: string,
   channel: string,
+  channelData?: string,
 ): string {
-  return `${credentials.key}:${hmacHex(credentials.secret, `${socketId}:${channel}`)}`;
+  const signed =
+    channelData === undefined ? `${socketId}:${channel}` : `${socketId}:${channel}:${channelData}`;
+  return `${credentials.key}:${hmacHex(credentials.secret, signed)}`;
 }
 
-/** Checks a subscription's `auth` value against the socket and channel. */
+/** Checks a subscription's `auth` value against the socket, the channel and its channel data. */
 export function validChannelAuth(
   credentials: Pick<PusherCredentials, 'key' | 'secret'>,
   socketId: string,
   channel: string,
   auth: unknown,
+  channelData?: string,
 ): boolean {
   if (typeof auth !== 'string') return false;
-  return sameText(auth, channelAuth(credentials, socketId, channel));
+  return sameText(auth, channelAuth(credentials, socketId, channel, channelData));
 }
 
 export function bodyMd5(body: string): string {

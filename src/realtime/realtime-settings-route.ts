@@ -7,6 +7,7 @@ import { errors } from '../errors.js';
 import type { Middleware } from '../kernel/middleware.js';
 import '../kernel/request-state.js';
 import { AUTH_ENDPOINT } from './channel-auth-route.js';
+import { SCOPED_AUTH_ENDPOINT } from './scoped-channels.js';
 
 /** pusher-js 8 requires a cluster even when wsHost points elsewhere; any value does. */
 export const CLUSTER = 'mt1';
@@ -17,6 +18,8 @@ export interface RealtimeSettingsOptions {
   readonly authenticated: Middleware;
   /** The session user's private channel. */
   readonly channelOf: (userId: number) => string;
+  /** Whether scoped channels (`private-resource.<resource>`, DESIGN.md 3.9) are offered. */
+  readonly scopedChannels: boolean;
 }
 
 export function registerRealtimeSettingsRoute(
@@ -38,6 +41,7 @@ export function registerRealtimeSettingsRoute(
         force_tls: false,
         auth_endpoint: null,
         channel: null,
+        resource_auth_endpoint: null,
       };
     }
     const external = config.external;
@@ -52,6 +56,8 @@ export function registerRealtimeSettingsRoute(
       force_tls: tls,
       auth_endpoint: AUTH_ENDPOINT,
       channel: options.channelOf(userId),
+      // Where a client authorizes `private-resource.<resource>`; null: follow GET .../changes.
+      resource_auth_endpoint: options.scopedChannels ? SCOPED_AUTH_ENDPOINT : null,
     };
   });
 }

@@ -190,6 +190,7 @@ describe('GET /app/realtime', () => {
       force_tls: false,
       auth_endpoint: '/broadcasting/auth-notifications',
       channel: `private-notifications.${alice.userId}`,
+      resource_auth_endpoint: '/broadcasting/auth',
     });
   });
 
@@ -214,6 +215,7 @@ describe('GET /app/realtime', () => {
       force_tls: false,
       auth_endpoint: null,
       channel: null,
+      resource_auth_endpoint: null,
     });
   });
 

@@ -28,6 +28,7 @@ import {
   seedLoginUser,
   waitFor,
 } from '../realtime/realtime-clients.js';
+import { follow, resourceClient, until } from '../realtime/resource-clients.js';
 
 // The one database both instances use: a PostgreSQL (or MariaDB) database in those engines'
 // passes of test/run.mjs, one SQLite file in the SQLite pass.
@@ -185,6 +186,32 @@ describe('two instances sharing one database and one Redis', redisSuite, () => {
       assert.deepStrictEqual(
         received.map((event) => [event.id, event.title]),
         [[record?.id, 'From the CLI']],
+      );
+  });
+
+  it('delivers a resource change committed on A to resource-channel subscribers on A and B, once each, in seq order', async () => {
+    const session = await login(b.url, 'admin', ADMIN_PASSWORD);
+    const onB = resourceClient(b.url, session);
+    const onA = resourceClient(a.url, session);
+    clients.push(onB, onA);
+    const lists = await Promise.all([
+      follow(onB, 'import-templates'),
+      follow(onA, 'import-templates'),
+    ]);
+    const first = await a.post(LIST, templatePayload({ title: 'Live on A' }));
+    assertJson(first, 201);
+    const second = await a.patch(`${LIST}/${first.body.id}`, { title: 'Changed on A' });
+    assertJson(second, 200);
+    await until('both changes on both instances', () => lists.every((list) => list.length >= 2));
+    // Any duplicate (a Redis hint and a catch-up read of the same change) would arrive meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    for (const received of lists)
+      assert.deepStrictEqual(
+        received.map((change) => [change.id, change.action]),
+        [
+          [first.body.id, 'created'],
+          [first.body.id, 'updated'],
+        ],
       );
   });
 

@@ -50,8 +50,12 @@ export function feedQueryOf(input: Readonly<Record<string, unknown>>): FeedQuery
   return { after: after ?? 0, limit: limit ?? DEFAULT_CHANGES_LIMIT };
 }
 
-/** The log's scope conditions for `resource`: its records' unit and company, as the list's. */
-function scopeOf(
+/**
+ * The log's scope conditions for `resource`: its records' unit and company, as the list's (null:
+ * not bound). The feed filters by it, and the real-time relay by the same values, signed into a
+ * subscription (realtime/resource-channels.ts).
+ */
+export function feedScopeOf(
   resource: Resource,
   scope: Scope,
 ): { unit: number | null; company: number | null } {
@@ -96,7 +100,7 @@ export async function readChanges(
   const last = Number(state?.last ?? 0);
   knownCommitted(database, last);
   if (query.after < pruned) throw noLongerKept(query.after, pruned + 1);
-  const { unit, company } = scopeOf(resource, context.scope);
+  const { unit, company } = feedScopeOf(resource, context.scope);
   // A literal LIMIT (MySQL binds none), from a few sizes so the statement shapes stay few.
   let read = 2;
   while (read < query.limit + 1) read *= 2;

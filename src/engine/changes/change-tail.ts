@@ -1,0 +1,35 @@
+// The change log read as a tail, every resource at once (DESIGN.md 3.9 "Real time"): what an
+// instance relays to its sockets after the seq it relayed last. One statement per batch, by the
+// primary key; the rows keep their scope (unit, company), which decides who is told.
+import { sql } from 'kysely';
+import { CHANGES_TABLE } from '../../database/change-statements.js';
+import type { Database } from '../../database/database.js';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
+import type { Row } from '../../model/entity.js';
+import { knownCommitted } from './committed.js';
+
+/** Changes one read of the tail answers at most. */
+export const TAIL_BATCH = 500;
+
+const TAIL = statementSite('change log tail');
+
+/** The stored changes of `database` after `after`, oldest first, at most TAIL_BATCH. */
+export async function readTail(database: Database, after: number): Promise<Row[]> {
+  const { db } = database;
+  const rows = await runCached<Row>(
+    db,
+    [TAIL],
+    () =>
+      db
+        .selectFrom(CHANGES_TABLE)
+        .selectAll()
+        .where('seq', '>', param('after'))
+        .orderBy('seq')
+        .limit(sql.lit(TAIL_BATCH)), // MySQL binds no LIMIT
+    { after },
+  );
+  const last = rows[rows.length - 1];
+  // Changes become visible in seq order: every one up to the last read has committed.
+  if (last) knownCommitted(database, Number(last.seq));
+  return rows;
+}
