@@ -193,9 +193,12 @@ describe('resource changes on real time (DESIGN.md 3.9)', () => {
     assert.equal(cli.code, 0, cli.stderr);
     // No commit of this process announces it: the relay's catch-up read finds it in the log.
     await until('the CLI change', () => received.length >= 1, CATCH_UP_MS * 3);
-    assert.equal(received[0]?.action, 'created');
-    assert.equal((received[0]?.changes.fields as { login?: string }).login, 'made-by-cli');
-    assert.deepStrictEqual(received[0]?.actor, { user_id: null, token_id: null, via: 'cli' });
-    assert.equal('password_hash' in (received[0]?.changes.fields ?? {}), false);
+    const [change] = received;
+    assert.ok(change);
+    const fields = change.changes.fields as Record<string, unknown>;
+    assert.equal(change.action, 'created');
+    assert.equal(fields.login, 'made-by-cli');
+    assert.deepStrictEqual(change.actor, { user_id: null, token_id: null, via: 'cli' });
+    assert.equal('password_hash' in fields, false);
   });
 });
