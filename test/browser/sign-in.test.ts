@@ -142,6 +142,27 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
 
+  it('a visit to the sign-in page without a session asks for none: no 401 in the console, also after signing out', async () => {
+    const context = await admin.browser.newContext();
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && failures.push(m.text()));
+    page.on('response', (r) => r.status() === 401 && failures.push(`401 ${r.url()}`));
+    const signInPage = async (pathname: string) => {
+      await page.goto(admin.url(pathname));
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.waitForLoadState('networkidle');
+    };
+    await signInPage('/admin/login');
+    await signInPage('/admin/r/groups');
+    assert.match(page.url(), /\/admin\/login\?next=%2Fadmin%2Fr%2Fgroups$/);
+    await signIn(page);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signInPage('/admin/login');
+    assert.deepStrictEqual(failures, []);
+    await context.close();
+  });
+
   it('shows the 429 of the per-IP failure limit', async () => {
     const { page } = admin;
     for (let i = 0; i < 20; i += 1)

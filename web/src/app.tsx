@@ -1,7 +1,7 @@
 // The app: who is signed in, which screen the address names, and the shell around it. An
 // expired session (any 401) leads to /admin/login?next=<where the person was>, and back there
 // after signing in.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ResourcesAnswer } from '../../src/engine/description/metadata-types.js';
 import { ConfirmDialog } from './components/confirm-dialog.js';
 import { SessionEndedDialog } from './components/session-ended-dialog.js';
@@ -16,7 +16,14 @@ import {
   useLocation,
   usePendingNavigation,
 } from './lib/router.js';
-import { AppContext, type AppState, isAdmin, type Session } from './lib/session.js';
+import {
+  AppContext,
+  type AppState,
+  forgetSession,
+  isAdmin,
+  mayHaveSession,
+  type Session,
+} from './lib/session.js';
 import { FormScreen } from './screens/form-screen.js';
 import { HomeScreen } from './screens/home-screen.js';
 import { ListScreen } from './screens/list-screen.js';
@@ -69,6 +76,8 @@ export function App() {
   const [resources, setResources] = useState<AppState['resources']>(null);
   const [resourcesError, setResourcesError] = useState<string | null>(null);
   const [sessionEnded, setSessionEnded] = useState(false);
+  /** The requests waiting for the session to be renewed in the dialog. */
+  const renewals = useRef<((renewed: boolean) => void)[]>([]);
 
   const setSession = (next: Session | null) => {
     setCsrfToken(next?.csrf_token ?? null);
@@ -76,18 +85,26 @@ export function App() {
   };
 
   useEffect(() => {
-    onUnauthenticated(() => {
-      // Unsaved changes: sign in again over the screen rather than lose them.
+    onUnauthenticated(async () => {
+      // Unsaved changes: sign in again over the screen rather than lose them; the requests
+      // that met the ended session (the save) wait for it and are sent again.
       if (hasUnsavedChanges()) {
         setSessionEnded(true);
-        return;
+        return new Promise<boolean>((resolve) => renewals.current.push(resolve));
       }
       setSession(null);
       const here = location.pathname + location.search;
       if (!here.startsWith(LOGIN))
         navigate(`${LOGIN}?next=${encodeURIComponent(here)}`, { replace: true, force: true });
+      return false;
     });
-    get<Session>('/app/session').then(setSession, () => setSession(null));
+    // No session hint, no session: the sign-in screen without asking (a 401 the console shows).
+    if (!mayHaveSession()) setSession(null);
+    else
+      get<Session>('/app/session').then(setSession, (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) forgetSession();
+        setSession(null);
+      });
   }, []);
 
   const unitId = session?.unit.id;
@@ -155,6 +172,7 @@ export function App() {
             }
             setSession(next);
             setSessionEnded(false);
+            for (const resend of renewals.current.splice(0)) resend(true);
           }}
         />
       ) : null}

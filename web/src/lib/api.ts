@@ -1,6 +1,7 @@
 // The one way the admin talks to svc: JSON over fetch with the session cookie, the CSRF token on
 // every write, and two rules for the whole app: a 401 means the session is gone (sign in again,
-// then come back), a 419 means the CSRF token is stale (fetch the session's, retry once).
+// then come back; when the app renews the session in place, the request is sent again), a 419
+// means the CSRF token is stale (fetch the session's, retry once).
 
 /** A failed answer: its status, its JSON body and the message to show. */
 export class ApiError extends Error {
@@ -29,7 +30,7 @@ function messageOf(status: number, body: ErrorBody | null): string {
 }
 
 let csrfToken: string | null = null;
-let unauthenticated: () => void = () => {};
+let unauthenticated: () => Promise<boolean> = async () => false;
 
 export function setCsrfToken(token: string | null): void {
   csrfToken = token;
@@ -39,8 +40,12 @@ export function getCsrfToken(): string | null {
   return csrfToken;
 }
 
-/** What to do when any request answers 401 (the app sends the user to sign in). */
-export function onUnauthenticated(handler: () => void): void {
+/**
+ * What to do when any request answers 401: the app sends the user to sign in (false), or signs
+ * them in again over the screen and resolves true once the session is back, and the request is
+ * then sent again (a 401 is answered before anything is done, so sending it again is safe).
+ */
+export function onUnauthenticated(handler: () => Promise<boolean>): void {
   unauthenticated = handler;
 }
 
@@ -95,8 +100,9 @@ export async function exchange<T>(
       response = await send(method, path, body, headers);
     }
   }
+  if (response.status === 401 && path !== '/app/login' && (await unauthenticated()))
+    response = await send(method, path, body, headers);
   const data = await parse(response);
-  if (response.status === 401 && path !== '/app/login') unauthenticated();
   if (!response.ok) throw new ApiError(response.status, data as ErrorBody | null, response.headers);
   return { data: data as T, headers: response.headers };
 }

@@ -51,3 +51,18 @@ export function useResource(name: string): ResourceMeta | null | undefined {
 }
 
 export const isAdmin = (session: Session) => session.user.admin === 'Y';
+
+/**
+ * The readable XSRF-TOKEN cookie comes and goes with the session (set at sign-in, cleared at
+ * sign-out): without it there is no session to ask GET /app/session about.
+ */
+const XSRF_COOKIE = 'XSRF-TOKEN';
+
+export const mayHaveSession = (): boolean =>
+  document.cookie.split(';').some((c) => c.trim().startsWith(`${XSRF_COOKIE}=`));
+
+/** A session that answered 401: its cookie goes, so the next visit does not ask again. */
+export function forgetSession(): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: no Cookie Store API in Firefox 115 or Safari 16
+  document.cookie = `${XSRF_COOKIE}=; Max-Age=0; Path=/; SameSite=Lax`;
+}
