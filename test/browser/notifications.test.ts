@@ -152,4 +152,23 @@ describe('admin front end: notifications, real time on', { skip: notOnThisEngine
       assert.equal(new URL(href, origin).origin, origin, href);
     }
   });
+
+  it('a full load of a list reads the bell’s notifications once, after the channel is subscribed', async () => {
+    const { page } = admin;
+    await open(admin, '/admin/r/import-templates');
+    await page.waitForLoadState('networkidle');
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/app/notifications?per_page=')) reads.push(r.url());
+    });
+    const subscribed = page.waitForResponse((r) =>
+      r.url().includes('/broadcasting/auth-notifications'),
+    );
+    await page.reload();
+    await page.getByText(/^Page 1 of 1/).waitFor();
+    assert.equal((await subscribed).status(), 200);
+    await bell(0).waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.equal(reads.length, 1, reads.join(', '));
+  });
 });

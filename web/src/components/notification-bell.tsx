@@ -1,6 +1,7 @@
 // The bell (DESIGN.md 3.7): a button named `Notifications, N unread` that opens the newest few.
 // The count follows the pushes of the user's private channel when GET /app/realtime says real
-// time is on, and a poll every 30 s when it is off.
+// time is on (first read once the channel is subscribed, so a full load reads it once), and a
+// poll every 30 s when it is off.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { get, getCsrfToken, post } from '../lib/api.js';
 import { formatAgo, formatDate } from '../lib/format.js';
@@ -14,6 +15,8 @@ import { Link } from '../lib/router.js';
 import { useApp } from '../lib/session.js';
 
 const POLL_MS = 30_000;
+/** How long the first read waits for the channel to be subscribed (real time on). */
+const SUBSCRIBE_WAIT_MS = 5_000;
 const NEWEST = 5;
 
 export function NotificationBell() {
@@ -29,7 +32,6 @@ export function NotificationBell() {
   };
 
   useEffect(() => {
-    refresh();
     const offChanged = onNotificationsChanged(refresh);
     let stop: () => void = () => {};
     let stopped = false;
@@ -37,16 +39,25 @@ export function NotificationBell() {
       async (settings) => {
         if (stopped) return;
         if (!settings.enabled) {
+          refresh();
           const timer = setInterval(refresh, POLL_MS);
           stop = () => clearInterval(timer);
           return;
         }
+        // A socket slow to subscribe (or refused) does not keep the count from showing.
+        const late = setTimeout(refresh, SUBSCRIBE_WAIT_MS);
         const { connectRealtime } = await import('../lib/realtime.js');
-        const disconnect = await connectRealtime(settings, getCsrfToken, notificationsChanged);
-        if (stopped) disconnect();
-        else stop = disconnect;
+        const disconnect = await connectRealtime(settings, getCsrfToken, () => {
+          clearTimeout(late);
+          notificationsChanged();
+        });
+        stop = () => {
+          clearTimeout(late);
+          disconnect();
+        };
+        if (stopped) stop();
       },
-      () => {},
+      () => refresh(),
     );
     return () => {
       stopped = true;

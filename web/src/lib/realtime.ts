@@ -1,8 +1,9 @@
 // The notification push of SPEC.md 6 in the browser: pusher-js on the user's private channel
 // (GET /app/realtime says where), authorised through the auth endpoint with the session's CSRF
 // token. pusher-js is loaded only here, by a dynamic import: its own chunk, fetched only when
-// real time is on. It reconnects by itself; every (re)connection also counts as a change, so
-// what was pushed while the socket was down is fetched then.
+// real time is on. It reconnects by itself; every (re)subscription also counts as a change, so
+// what was pushed before the channel was (again) subscribed is fetched then: the first one is
+// the screen's first fetch, with nothing missed between it and the socket.
 
 export interface RealtimeSettings {
   readonly enabled: boolean;
@@ -18,7 +19,10 @@ export interface RealtimeSettings {
 
 export const NOTIFICATION_EVENT = 'SvcNotificationReceived';
 
-/** Connects and calls `onChange` for each pushed notification; returns the disconnect. */
+/**
+ * Connects and calls `onChange` once the channel is subscribed (and subscribed again after a
+ * reconnection) and for each pushed notification; returns the disconnect.
+ */
 export async function connectRealtime(
   settings: RealtimeSettings,
   csrfToken: () => string | null,
@@ -40,7 +44,8 @@ export async function connectRealtime(
       headersProvider: () => ({ 'X-CSRF-TOKEN': csrfToken() ?? '' }),
     },
   });
-  pusher.connection.bind('connected', onChange);
-  pusher.subscribe(settings.channel).bind(NOTIFICATION_EVENT, onChange);
+  const channel = pusher.subscribe(settings.channel);
+  channel.bind('pusher:subscription_succeeded', onChange);
+  channel.bind(NOTIFICATION_EVENT, onChange);
   return () => pusher.disconnect();
 }
