@@ -11,6 +11,7 @@ import {
   screenshot,
   startAdmin,
 } from '../helpers/browser.js';
+import { seedLoginUser, seedUnit } from '../helpers/session-seed.js';
 
 describe('admin front end: tokens', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
@@ -73,5 +74,23 @@ describe('admin front end: tokens', { skip: notOnThisEngine }, () => {
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await row.getByRole('button', { name: 'Revoke' }).waitFor({ state: 'detached' });
     assert.equal((await bearer(token)).status, 401);
+  });
+
+  it('preselects the unit the chosen user works in (their first), not their first unit by name', async () => {
+    const { page } = admin;
+    const { db } = admin.server.service.database;
+    const works = await seedUnit(db, 'Zeta works');
+    const alpha = await seedUnit(db, 'Alpha');
+    await seedLoginUser(db, 'worker', [works, alpha]);
+    await open(admin, '/admin/tokens');
+    await page.getByRole('combobox', { name: 'User' }).fill('worker');
+    await page.getByRole('option', { name: /User worker/ }).click();
+    const unit = page.getByRole('main').getByLabel('Unit', { exact: true });
+    await page
+      .getByRole('main')
+      .getByRole('option', { name: 'Alpha' })
+      .waitFor({ state: 'attached' });
+    assert.equal(await unit.inputValue(), String(works));
+    assert.deepStrictEqual(await unit.locator('option').allTextContents(), ['Zeta works', 'Alpha']);
   });
 });

@@ -36,18 +36,21 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
     get<{ data: string[] }>('/app/tokens-api/abilities').then((a) => setGrantable(a.data));
   }, []);
 
-  // The chosen user's units: their unit rows, named through the units lookup.
+  // The chosen user's units in their link order, named through the units lookup; the first is
+  // the one preselected: the unit their sessions start in, not the first by name.
   useEffect(() => {
     setUnits([]);
     setUnitId('');
     if (userId === '') return;
-    get<{ units?: { unit_id: number }[] }>(`/api/users/${encodeURIComponent(userId)}`)
+    get<{ units?: { id: number; unit_id: number }[] }>(`/api/users/${encodeURIComponent(userId)}`)
       .then(async (user) => {
-        const ids = (user.units ?? []).map((u) => u.unit_id);
+        const ids = [...(user.units ?? [])].sort((a, b) => a.id - b.id).map((u) => u.unit_id);
         if (ids.length === 0) return;
         const named = await get<{ data: LookupItem[] }>(`/app/lookups/units?ids=${ids.join(',')}`);
-        setUnits(named.data);
-        setUnitId(String(named.data[0]?.id ?? ''));
+        const byId = new Map(named.data.map((unit) => [String(unit.id), unit]));
+        const ordered = ids.flatMap((unitId) => byId.get(String(unitId)) ?? []);
+        setUnits(ordered);
+        setUnitId(String(ordered[0]?.id ?? ''));
       })
       .catch(() => setUnits([]));
   }, [userId]);
