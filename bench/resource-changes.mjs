@@ -68,7 +68,11 @@ delete env.DATABASE_URL;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssMiB = (pid) =>
-  Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) / 1024;
+  Number(
+    execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+      .toString()
+      .trim(),
+  ) / 1024;
 function summary(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -97,7 +101,14 @@ for (let i = 0; ; i++) {
 }
 const token = execFileSync(
   process.execPath,
-  [MAIN, 'token:create', 'admin', 'Main', '--name=bench', '--abilities=import-templates.read,import-templates.write'],
+  [
+    MAIN,
+    'token:create',
+    'admin',
+    'Main',
+    '--name=bench',
+    '--abilities=import-templates.read,import-templates.write',
+  ],
   { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] },
 )
   .toString()
@@ -160,7 +171,9 @@ function connect() {
 }
 const sockets = [];
 for (let i = 0; i < CONNECTIONS; i += 100)
-  sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, CONNECTIONS - i) }, connect))));
+  sockets.push(
+    ...(await Promise.all(Array.from({ length: Math.min(100, CONNECTIONS - i) }, connect))),
+  );
 await sleep(500);
 const rssConnected = rssMiB(server.pid);
 
@@ -203,7 +216,11 @@ console.log(
       atToSocketMs: summary(atToSocket),
       requestToSocketMs: summary(requestToSocket),
       patchMs: summary(patchLatencies),
-      rssMiB: { idle: Math.round(rssIdle), connected: Math.round(rssConnected), loaded: Math.round(rssLoaded) },
+      rssMiB: {
+        idle: Math.round(rssIdle),
+        connected: Math.round(rssConnected),
+        loaded: Math.round(rssLoaded),
+      },
     },
     null,
     2,
