@@ -88,9 +88,24 @@ export class RawSqlError extends Error {
   }
 }
 
+/**
+ * A result as the driver answers it, JSON text in UTF-8: `{columns, rows, row_count, truncated}`.
+ * Encoded where the rows are: on SQLite in the statement's thread, so the event loop only
+ * writes the bytes out.
+ */
+export function encodeRawResult(result: RawResult): Uint8Array {
+  const { columns, rows, truncated } = result;
+  return new TextEncoder().encode(
+    JSON.stringify({ columns, rows, row_count: rows.length, truncated }),
+  );
+}
+
 export interface RawSql {
-  /** Runs exactly one statement; throws RawSqlError when the database refuses or cancels it. */
-  run(sql: string, bindings: readonly RawBinding[]): Promise<RawResult>;
+  /**
+   * Runs exactly one statement and answers its result encoded (encodeRawResult); throws
+   * RawSqlError when the database refuses or cancels it.
+   */
+  run(sql: string, bindings: readonly RawBinding[]): Promise<Uint8Array>;
   /** Tables and views of the user schema, by name. */
   tables(): Promise<RawTable[]>;
   /** The columns of an existing table or view; null when there is none of that name. */

@@ -30,9 +30,9 @@ import { rowBytes } from '../../../support/answer-budget.js';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
+  encodeRawResult,
   type RawBinding,
   type RawColumn,
-  type RawResult,
   type RawSql,
   RawSqlError,
   type RawSqlLimits,
@@ -328,7 +328,7 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       query.on('end', () => finish(null));
     });
 
-  const run = async (sql: string, bindings: readonly RawBinding[]): Promise<RawResult> => {
+  const run = async (sql: string, bindings: readonly RawBinding[]): Promise<Uint8Array> => {
     const connection = await checkout();
     let reusable = true;
     try {
@@ -394,11 +394,11 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
           type: declared.get(`${f.schema}\u0000${f.orgTable}\u0000${f.orgName}`) ?? null,
         }),
       );
-      return {
+      return encodeRawResult({
         columns,
         rows: outcome.rows.map((row) => row.map((value, i) => jsonValue(value, fields[i]))),
         truncated: outcome.truncated,
-      };
+      });
     } catch (error) {
       // A refusal of the statement itself left the session rolled back and reset.
       if (!(error instanceof RawSqlError) || error.kind === 'unavailable') reusable = false;

@@ -20,9 +20,9 @@ import { rowBytes } from '../../../support/answer-budget.js';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
+  encodeRawResult,
   type RawBinding,
   type RawColumn,
-  type RawResult,
   type RawSql,
   RawSqlError,
   type RawSqlLimits,
@@ -288,7 +288,7 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
     }
   };
 
-  const run = async (sql: string, bindings: readonly RawBinding[]): Promise<RawResult> => {
+  const run = async (sql: string, bindings: readonly RawBinding[]): Promise<Uint8Array> => {
     const client = await checkout();
     // False once the connection's state is unknown: it is then closed instead of reused.
     let reusable = true;
@@ -339,13 +339,13 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
         }),
       );
       const kept = statement.rows.slice(0, limits.maxRows);
-      return {
+      return encodeRawResult({
         columns,
         rows: kept.map((row) =>
           row.map((text, i) => jsonValue(text, statement.fields[i]?.dataTypeID ?? 0)),
         ),
         truncated: statement.rows.length > limits.maxRows,
-      };
+      });
     } catch (error) {
       // A refusal of the statement itself left the connection rolled back and discarded.
       if (!(error instanceof RawSqlError) || error.kind === 'unavailable') reusable = false;

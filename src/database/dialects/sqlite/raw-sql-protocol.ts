@@ -4,7 +4,7 @@
 // first decides: the caller to CANCELLED at the time limit (it answers "timeout" at once), or
 // the worker to FINISHED when it has its answer. A write runs in a transaction committed only
 // by a FINISHED thread, so a statement reported as cancelled never leaves a change behind.
-import type { RawBinding, RawResult, RawSqlRefusalKind } from '../../raw-sql.js';
+import type { RawBinding, RawSqlRefusalKind } from '../../raw-sql.js';
 
 export const RUNNING = 0;
 export const FINISHED = 1;
@@ -24,5 +24,6 @@ export interface WorkerJob {
 export type WorkerReply =
   /** Sent when the statement starts to run: the time limit counts from here, not thread start-up. */
   | { readonly type: 'started' }
-  | { readonly type: 'result'; readonly result: RawResult }
+  /** The result encoded (encodeRawResult), its buffer transferred rather than copied. */
+  | { readonly type: 'result'; readonly json: Uint8Array }
   | { readonly type: 'refused'; readonly kind: RawSqlRefusalKind; readonly message: string };

@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { rowBytes } from '../../../support/answer-budget.js';
 import {
+  encodeRawResult,
   type RawBinding,
   type RawColumn,
   type RawResult,
@@ -109,7 +110,7 @@ function run(job: WorkerJob, started: () => void): WorkerReply {
     }
     if (!finish()) return CANCELLED_REPLY;
     if (job.allowWrite) db.exec('COMMIT');
-    return { type: 'result', result };
+    return { type: 'result', json: encodeRawResult(result) };
   } catch (error) {
     // Claimed so that the caller, unless it has already answered "timeout", reports this error.
     finish();
@@ -122,7 +123,8 @@ function run(job: WorkerJob, started: () => void): WorkerReply {
 
 if (parentPort) {
   const port = parentPort;
-  port.postMessage(
-    run(workerData as WorkerJob, () => port.postMessage({ type: 'started' } satisfies WorkerReply)),
+  const reply = run(workerData as WorkerJob, () =>
+    port.postMessage({ type: 'started' } satisfies WorkerReply),
   );
+  port.postMessage(reply, reply.type === 'result' ? [reply.json.buffer as ArrayBuffer] : []);
 }

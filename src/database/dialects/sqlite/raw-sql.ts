@@ -12,7 +12,6 @@ import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   type RawBinding,
-  type RawResult,
   type RawSql,
   RawSqlError,
   type RawSqlLimits,
@@ -57,7 +56,7 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
     return catalog;
   };
 
-  const run = (sql: string, bindings: readonly RawBinding[]): Promise<RawResult> =>
+  const run = (sql: string, bindings: readonly RawBinding[]): Promise<Uint8Array> =>
     new Promise((resolve, reject) => {
       const state = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
       const worker = startWorkerThread('raw-sql-worker', {
@@ -87,7 +86,7 @@ export function sqliteRawSql(file: string, limits: RawSqlLimits): RawSql {
       };
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'started') timer = setTimeout(cancel, limits.timeoutMs);
-        else if (reply.type === 'result') settle(() => resolve(reply.result));
+        else if (reply.type === 'result') settle(() => resolve(reply.json));
         else settle(() => reject(new RawSqlError(reply.kind, reply.message)));
       });
       worker.on('error', (error) => settle(() => reject(error)));
