@@ -69,13 +69,23 @@ export async function runStatements(
   }
 }
 
-/** A new empty database on the engine under test. */
-export async function createTestDatabase(engine: TestEngine = testEngine): Promise<TestDatabase> {
+/**
+ * A new empty database on the engine under test. `postgresLocale`: a PostgreSQL database of that
+ * collation and character classification (`C`: ASCII-only case folding, as docs ask for).
+ */
+export async function createTestDatabase(
+  engine: TestEngine = testEngine,
+  options: { readonly postgresLocale?: 'C' } = {},
+): Promise<TestDatabase> {
   if (engine === 'sqlite') return { url: undefined, drop: async () => {} };
   // Named after the run (test/run.mjs's pid), so the runner can drop what an interrupted run left.
   const run = process.env.SVC_TEST_RUN ?? String(process.pid);
   const name = `svc_t_${run}_${randomBytes(4).toString('hex')}`;
-  await admin(engine, [`create database ${name}`]);
+  const locale =
+    engine === 'postgres' && options.postgresLocale
+      ? ` template template0 lc_collate '${options.postgresLocale}' lc_ctype '${options.postgresLocale}'`
+      : '';
+  await admin(engine, [`create database ${name}${locale}`]);
   return {
     url: withDatabase(serverUrl(engine), name),
     drop: () =>
