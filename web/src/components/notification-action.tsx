@@ -10,8 +10,12 @@ import { Link } from '../lib/router.js';
  * refuses others (`/\\host`, `/<TAB>/host`), but a record stored before it did may hold one.
  */
 function inApp(url: string): URL | null {
-  const target = URL.canParse(url, location.origin) ? new URL(url, location.origin) : null;
-  return target?.origin === location.origin ? target : null;
+  try {
+    const target = new URL(url, location.origin);
+    return target.origin === location.origin ? target : null;
+  } catch {
+    return null;
+  }
 }
 
 export function NotificationAction({ action }: { action: Action }) {
