@@ -1,20 +1,26 @@
 // The change log's statements per engine (DESIGN.md 3.9 "Order", issue 32). A reader that has
-// read the changes up to seq N must never later find one at or below N, so a change's seq must
-// become visible in seq order. A sequence or AUTO_INCREMENT value is taken before its commit,
-// and a later value can commit first; so here the seq is taken under a lock held until commit:
+// read the changes up to seq N must never later find one at or below N, so seqs must become
+// visible in seq order. A sequence or AUTO_INCREMENT value is taken before its commit, and a
+// later value can commit first; so:
 //   SQLite      the write transaction holds the database's single write lock from BEGIN
 //               IMMEDIATE to COMMIT, so AUTOINCREMENT values are taken in commit order already:
-//               one INSERT ... RETURNING.
-//   PostgreSQL  one statement: a CTE increments the counter row (svc_change_state `seq`), which
-//               locks it until COMMIT, and the INSERT stores the change under that value.
-//   MySQL       UPDATE the counter to LAST_INSERT_ID(value + 1) (its OK packet answers the value),
-//               then INSERT the change: two statements.
-// The change is the write's last statement, so the counter's lock is held from it to COMMIT
-// only: writers of one database queue for that moment, not for their whole transaction.
+//               the change is one INSERT ... RETURNING seq.
+//   PostgreSQL, MySQL
+//               the write inserts its change without a seq (one INSERT, no lock beyond the
+//               row), and a change gets its seq only once committed: numberChanges, one short
+//               transaction of its own, locks the counter row (svc_change_state `seq`), gives
+//               every committed change still without one a seq above the counter, moves the
+//               counter past them and commits. Numberings run one after the other (the lock),
+//               each above the last, and only committed changes are numbered, so what a
+//               reader sees never gains a seq below one it has seen. One numbering serves
+//               every write committed before it: writers never queue for one another's COMMIT.
 // Identifiers are constants; values are bound.
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
-import { compiledStatement, param, runCached, statementSite } from './query-cache.js';
+
+type Row = Record<string, unknown>;
+
+import { param, runCached, statementSite } from './query-cache.js';
 import { insertRows } from './write-statements.js';
 
 export const CHANGES_TABLE = 'svc_changes';
@@ -49,8 +55,14 @@ export const CHANGE_COLUMNS = [
   'changes',
 ] as const satisfies ReadonlyArray<keyof StoredChange>;
 
-const PG_APPEND = statementSite('append change (counter CTE)');
-const MYSQL_COUNTER = statementSite('take change seq (LAST_INSERT_ID)');
+const LOCK_COUNTER = statementSite('lock change counter');
+const PENDING = statementSite('changes without seq');
+const NUMBER = statementSite('number changes');
+const NUMBERED = statementSite('numbered changes');
+const MOVE_COUNTER = statementSite('move change counter');
+
+/** Changes one numbering gives a seq at most. */
+export const NUMBER_BATCH = 1000;
 
 /** SQLite: the AUTOINCREMENT seq, taken under the write lock the transaction holds. */
 export async function appendByAutoincrement(db: Db, change: StoredChange): Promise<number> {
@@ -58,52 +70,87 @@ export async function appendByAutoincrement(db: Db, change: StoredChange): Promi
   return Number(row?.seq);
 }
 
-/** PostgreSQL: the counter's next value and the change, in one statement. */
-export async function appendUnderCounterCte(db: Db, change: StoredChange): Promise<number> {
-  const [row] = await runCached<{ seq: unknown }>(
-    db,
-    [PG_APPEND],
+/** PostgreSQL and MySQL: the change without its seq (numberChanges gives it once committed). */
+export async function appendUnnumbered(db: Db, change: StoredChange): Promise<null> {
+  await insertRows(db, CHANGES_TABLE, [change]);
+  return null;
+}
+
+/**
+ * Gives the committed changes without a seq (at most NUMBER_BATCH, oldest first) a seq each,
+ * in `trx`, a transaction of its own: the counter row is locked first, then the changes read
+ * after the lock are numbered `id + offset`, above the counter, and the counter moves past
+ * them. Answers the changes numbered, with their seqs.
+ */
+export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]> {
+  const [counter] = await runCached<Row>(
+    trx,
+    [LOCK_COUNTER],
+    () => trx.selectFrom(CHANGE_STATE_TABLE).select('value').where('name', '=', 'seq').forUpdate(),
+    {},
+  );
+  const [pending] = await runCached<Row>(
+    trx,
+    [PENDING],
     () =>
-      db
-        .with('taken', (q) =>
-          q
-            .updateTable(CHANGE_STATE_TABLE)
-            .set({ value: sql`value + 1` })
-            .where('name', '=', 'seq')
-            .returning('value'),
+      trx
+        .selectFrom(
+          trx
+            .selectFrom(CHANGES_TABLE)
+            .select('id')
+            .where('seq', 'is', null)
+            .orderBy('id')
+            .limit(NUMBER_BATCH)
+            .as('pending'),
         )
-        .insertInto(CHANGES_TABLE)
-        .values({
-          seq: sql`(select value from taken)`,
-          ...Object.fromEntries(CHANGE_COLUMNS.map((c) => [c, param(c)])),
-        })
-        .returning('seq'),
-    change,
+        .select((eb) => [eb.fn.min('id').as('lo'), eb.fn.max('id').as('hi')]),
+    {},
   );
-  return Number(row?.seq);
+  if (pending?.lo == null || pending.hi == null) return [];
+  const base = Number(counter?.value ?? 0);
+  const lo = Number(pending.lo);
+  const top = base + Number(pending.hi) - lo + 1;
+  const values = { offset: base - lo + 1, lo, hi: Number(pending.hi) };
+  const numbered = await runCached<Row>(
+    trx,
+    [NUMBER, returning],
+    () => {
+      const update = trx
+        .updateTable(CHANGES_TABLE)
+        .set({ seq: sql`id + ${param('offset')}` })
+        .where('seq', 'is', null)
+        .where('id', '>=', param('lo'))
+        .where('id', '<=', param('hi'));
+      return returning ? update.returningAll() : update;
+    },
+    values,
+  );
+  await runCached(
+    trx,
+    [MOVE_COUNTER],
+    () =>
+      trx
+        .updateTable(CHANGE_STATE_TABLE)
+        .set({ value: param('top') })
+        .where('name', '=', 'seq'),
+    { top },
+  );
+  if (returning) return numbered;
+  return runCached<Row>(
+    trx,
+    [NUMBERED],
+    () =>
+      trx
+        .selectFrom(CHANGES_TABLE)
+        .selectAll()
+        .where('seq', '>', param('base'))
+        .where('seq', '<=', param('top'))
+        .orderBy('seq'),
+    { base, top },
+  );
 }
 
-/** MySQL: the counter's next value (answered by the UPDATE itself), then the change. */
-export async function appendUnderCounterUpdate(db: Db, change: StoredChange): Promise<number> {
-  const taken = await db.executeQuery(
-    compiledStatement(
-      db,
-      [MYSQL_COUNTER],
-      () =>
-        db
-          .updateTable(CHANGE_STATE_TABLE)
-          .set({ value: sql`last_insert_id(value + 1)` })
-          .where('name', '=', 'seq'),
-      {},
-    ),
-  );
-  const seq = Number(taken.insertId);
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new Error('The change counter is missing');
-  await insertRows(db, CHANGES_TABLE, [{ seq, ...change }]);
-  return seq;
-}
-
-/** PostgreSQL and MySQL: the last seq taken and committed, as a sub-query. */
+/** PostgreSQL and MySQL: the counter, the last seq given by a committed numbering. */
 export const COUNTER_SEQ: RawBuilder<unknown> = sql`(select value from ${sql.table(CHANGE_STATE_TABLE)} where name = 'seq')`;
 
 /** SQLite: the last AUTOINCREMENT value handed out (0 before the first change). */

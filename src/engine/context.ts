@@ -6,8 +6,8 @@ import { HttpError } from '../errors.js';
 import type { Connections } from '../model/connections.js';
 import type { Storage } from '../model/entity.js';
 import type { Scope } from '../model/scope.js';
-import type { Actor, Change } from './changes/change.js';
-import { changesCommitted } from './changes/committed.js';
+import type { Actor, AppendedChange } from './changes/change.js';
+import { changesAppended } from './changes/committed.js';
 import type { AuthorizationRequest, UpdateEffects } from './definition/resource-config.js';
 
 export interface EngineContext {
@@ -44,8 +44,8 @@ export function connectionsOf(context: EngineContext): Connections {
  * driver error is answered as svc's (database/driver-errors.ts): a constraint the rules did not
  * foresee is a 422 under the record, whoever invoked the action. The context's carried check,
  * handed to `work` for a statement of the transaction to carry, must hold before the commit.
- * The changes `work` pushes to `committed` go to the database's listeners after the commit
- * (changes/committed.ts).
+ * The changes `work` pushes to `appended` are numbered, where the engine numbers them once
+ * committed, and handed to the database's listeners after the commit (changes/committed.ts).
  */
 export async function inTransaction<T>(
   context: EngineContext,
@@ -53,14 +53,14 @@ export async function inTransaction<T>(
   work: (
     connections: Connections,
     check: CarriedCheck | undefined,
-    committed: Change[],
+    appended: AppendedChange[],
   ) => Promise<T>,
 ): Promise<T> {
   const shared = context.system === context.data;
   const database = storage === 'data' ? context.data : context.system;
   const onSystem = database === context.system;
   const { check } = context;
-  const committed: Change[] = [];
+  const appended: AppendedChange[] = [];
   try {
     const result = await database.transaction(async (trx) => {
       const carried = check && onSystem ? carriedWithin(check, trx) : undefined;
@@ -68,11 +68,11 @@ export async function inTransaction<T>(
         system: onSystem ? trx : context.system.db,
         data: shared || !onSystem ? trx : context.data.db,
       };
-      const answer = await work(connections, carried, committed);
+      const answer = await work(connections, carried, appended);
       if (check && !carried?.holds()) throw new CheckMoved();
       return answer;
     });
-    changesCommitted(database, committed);
+    changesAppended(database, appended);
     return result;
   } catch (error) {
     throw error instanceof HttpError

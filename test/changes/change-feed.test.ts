@@ -38,6 +38,15 @@ async function allChanges(server: TestServer, after = 0, path = PATH): Promise<C
 
 const seqOf = (reply: Reply) => Number(reply.headers.get('changes-seq'));
 
+/** Where the feed of `path` ends now: the `after` from which only later changes come. */
+async function caughtUp(server: TestServer, path = PATH): Promise<number> {
+  for (let cursor = 0; ; ) {
+    const page = await feed(server, cursor, path);
+    cursor = page.meta.next;
+    if (!page.meta.has_more) return cursor;
+  }
+}
+
 describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.9)', () => {
   let server: TestServer;
   let g1: number;
@@ -53,7 +62,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   after(() => server?.close());
 
   it('a create, an update and a delete each append one change: every stored field on create, only the changed ones on update, {} on delete', async () => {
-    const start = seqOf(await server.get(PATH));
+    const start = await caughtUp(server);
     const created = await server.post(
       PATH,
       templatePayload({ title: 'Feed', groups: [{ group_id: g1 }, { group_id: g2 }] }),
@@ -120,7 +129,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   it('a detail relation appears only when one of its rows changed', async () => {
     const created = await server.post(PATH, templatePayload({ users: [{ user_id: alice }] }));
     assertJson(created, 201);
-    const start = seqOf(await server.get(PATH));
+    const start = await caughtUp(server);
     const row = created.body.users[0];
     const same = await server.put(`${PATH}/${created.body.id}`, {
       description: 'only the master',
@@ -136,7 +145,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   });
 
   it('hidden fields never appear, not even their names: a user’s password_hash and password, a template’s version and company_id', async () => {
-    const start = seqOf(await server.get('/api/users'));
+    const start = await caughtUp(server, '/api/users');
     const created = await server.post('/api/users', {
       login: 'hidden-check',
       name: 'Hidden',
@@ -161,7 +170,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   it('a refused write appends no change: a 422, a 412, a 404', async () => {
     const created = await server.post(PATH, templatePayload());
     assertJson(created, 201);
-    const start = seqOf(await server.get(PATH));
+    const start = await caughtUp(server);
     assertJson(await server.post(PATH, templatePayload({ title: '' })), 422);
     assertJson(await server.patch(`${PATH}/${created.body.id}`, { mapping_json: 'not json' }), 422);
     assertJson(
@@ -180,7 +189,11 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   it('lists and shows carry Changes-Seq, a lower bound: every change at or below it is reflected', async () => {
     const created = await server.post(PATH, templatePayload({ title: 'Seq' }));
     assertJson(created, 201);
-    const [last] = (await feed(server, seqOf(await server.get(PATH)) - 1)).data;
+    // Reading the feed gives every committed change its seq (PostgreSQL, MySQL number them after
+    // the write's answer), so the answers after it reflect them.
+    const changes = await allChanges(server);
+    const last = changes[changes.length - 1];
+    assert.equal(last?.id, created.body.id);
     const listed = await server.get(PATH);
     const shown = await server.get(`${PATH}/${created.body.id}`);
     for (const reply of [listed, shown]) {
@@ -195,7 +208,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   });
 
   it('after and limit: pages oldest first with meta {after, next, has_more}; limit defaults to 100 and is at most 1,000', async () => {
-    const start = seqOf(await server.get(PATH));
+    const start = await caughtUp(server);
     for (let i = 0; i < 3; i++)
       assertJson(await server.post(PATH, templatePayload({ title: `P${i}` })), 201);
     const first = await server.get(`${PATH}/changes?after=${start}&limit=2`);
@@ -244,7 +257,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
 
   it('the actor says how the write came in: bearer (user and token), session (user), cli', async () => {
     const session = await signedIn(server.url);
-    const start = seqOf(await server.get('/api/users'));
+    const start = await caughtUp(server, '/api/users');
     const viaSession = await session.post('/api/groups', { name: 'by session' });
     assertJson(viaSession, 201);
     const cli = await runCli({ ...process.env, ...server.storageEnv, LOG_LEVEL: 'silent' }, [
@@ -271,7 +284,10 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
       const created = await server.post('/api/groups', { name: 'heard' });
       assertJson(created, 201);
       assertJson(await server.post('/api/groups', { name: '' }), 422);
-      const [fed] = (await feed(server, heard[0] ? heard[0].seq - 1 : 0, '/api/groups')).data;
+      // Reading the feed numbers what still waits (PostgreSQL, MySQL), which hands it over.
+      const fed = (await allChanges(server, 0, '/api/groups')).find(
+        (c) => c.id === created.body.id,
+      );
       assert.equal(heard.length, 1);
       assert.deepStrictEqual(heard[0], fed);
     } finally {
@@ -281,18 +297,17 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
 
   it('past retention the feed answers 410 with the oldest seq kept, and continues from there', async () => {
     assertJson(await server.post(PATH, templatePayload({ title: 'old' })), 201);
-    const before = seqOf(await server.get(PATH));
+    const before = await caughtUp(server);
     // Everything recorded so far is older than a cutoff one second ahead.
     const pruned = await pruneChanges(server.service.database, Date.now() + 1000, 3);
-    assert.ok(pruned >= before, `${pruned} pruned`);
+    assert.ok(pruned > 0, `${pruned} pruned`);
     const gone = await server.get(`${PATH}/changes?after=0`);
     assertJson(gone, 410, {
       error: 'The changes after 0 are no longer kept.',
       oldest: before + 1,
     });
     assertJson(await server.post(PATH, templatePayload({ title: 'new' })), 201);
-    const listed = await server.get(PATH);
-    const page = await feed(server, seqOf(listed) - 1);
+    const page = await feed(server, before);
     assert.deepEqual(
       page.data.map((c) => c.changes.fields && (c.changes.fields as { title: string }).title),
       ['new'],

@@ -7,6 +7,7 @@ import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
 import { loadConfig } from '../../src/config/config.js';
+import { numberingSettled } from '../../src/engine/changes/committed.js';
 import type { ResourceRoute } from '../../src/engine/routes.js';
 import { type Service, startService } from '../../src/service.js';
 import { createTestDatabase } from './engines.js';
@@ -46,7 +47,7 @@ export interface TestServer {
   delete(path: string, options?: RequestOptions): Promise<Reply>;
   /** SQL statements executed so far on the database. */
   statements(): number;
-  /** What `work` answers, and the SQL statements run meanwhile. */
+  /** What `work` answers, and the SQL statements run meanwhile (its changes' numbering included). */
   counted<T>(work: () => Promise<T>): Promise<{ value: T; statements: number }>;
   close(): Promise<void>;
 }
@@ -121,8 +122,12 @@ export async function startTestServer(
     delete: (target, options) => server.request('DELETE', target, options),
     statements: () => service.database.statementCount(),
     async counted(work) {
+      // A write's change is numbered after its answer on PostgreSQL and MySQL: the numbering
+      // an earlier write started is not this work's, the one this work starts is.
+      await numberingSettled(service.database);
       const start = server.statements();
       const value = await work();
+      await numberingSettled(service.database);
       return { value, statements: server.statements() - start };
     },
     async close() {

@@ -168,10 +168,9 @@ describe('idempotent creates: Idempotency-Key on POST', () => {
     // The first keyed create of the process also deletes the expired keys (once a minute).
     await keyed('warm-up', templatePayload({ title: 'Warm-up' }));
     const cost = async (send: () => Promise<{ status: number }>) => {
-      const before = server.statements();
-      const reply = await send();
+      const { value: reply, statements } = await server.counted(send);
       assert.equal(reply.status, 201);
-      return server.statements() - before;
+      return statements;
     };
     const plain = await cost(() => server.post(PATH, templatePayload({ title: 'Plain cost' })));
     const body = templatePayload({ title: 'Keyed cost' });

@@ -116,11 +116,16 @@ export interface DialectAdapter {
     | ((db: Db, query: CompiledQuery, table: string) => Promise<number | null>)
     | null;
   /**
-   * Appends one change (DESIGN.md 3.9) under the database's next seq, taken so that changes
-   * become visible in seq order (database/change-statements.ts says how); answers the seq. The
-   * last statement of a write's transaction: what it locks is held only until the commit.
+   * Appends one change (DESIGN.md 3.9) in a write's transaction; answers its seq where the seq
+   * is given at once in commit order (SQLite), else null: numberChanges gives it once committed
+   * (database/change-statements.ts says why).
    */
-  appendChange(db: Db, change: StoredChange): Promise<number>;
+  appendChange(db: Db, change: StoredChange): Promise<number | null>;
+  /**
+   * Gives committed changes without a seq their seqs, in `trx`, a transaction of its own;
+   * answers the changes numbered (stored rows). Absent where appendChange gives the seq.
+   */
+  numberChanges?(trx: Db): Promise<Record<string, unknown>[]>;
   /** The last seq of a committed change, as a sub-query (0 before the first change). */
   readonly lastChangeSeq: RawBuilder<unknown>;
   /** A timestamp value as this engine stores it. */

@@ -34,7 +34,7 @@ export async function create(
   const adapter = adapterFor(context, entity.storage);
   // Before the transaction: expanding a write-only field may be slow (a password hash).
   const masterValues = await storedMasterValues(entity, payload.master, adapter);
-  return await inTransaction(context, entity.storage, async (connections, check, committed) => {
+  return await inTransaction(context, entity.storage, async (connections, check, appended) => {
     // A new record has no stored rows: every id a payload names is refused.
     const plan = planWrite(payload, new Map(), adapter);
     await validateWrite(connections, context.scope, resource, null, null, plan);
@@ -71,7 +71,7 @@ export async function create(
     await options.beforeCommit?.(connections, answer);
     const row = found?.row ?? { ...values, [entity.primaryKey]: id };
     const changes = createdChanges(resource, row, found?.record ?? null);
-    committed.push(
+    appended.push(
       await appendChange(
         connections[entity.storage],
         adapter,

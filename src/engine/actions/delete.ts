@@ -22,7 +22,7 @@ export async function destroy(
   const key = parseKey(resource, id);
   if (key === null) throw errors.resourceNotFound();
   const adapter = adapterFor(context, entity.storage);
-  await inTransaction(context, entity.storage, async (connections, _check, committed) => {
+  await inTransaction(context, entity.storage, async (connections, _check, appended) => {
     const db = connections[entity.storage];
     const existing = await findStoredRow(db, resource, context.scope, key, adapter);
     if (!existing) throw errors.resourceNotFound();
@@ -36,7 +36,7 @@ export async function destroy(
     }
     await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
     // The change keeps the record's scope (unit, company): scoped readers are told of it too.
-    committed.push(await appendChange(db, adapter, resource, context, 'deleted', existing, {}));
+    appended.push(await appendChange(db, adapter, resource, context, 'deleted', existing, {}));
   });
   return DELETED;
 }

@@ -39,7 +39,7 @@ export async function update(
   const answer = await inTransaction(
     context,
     entity.storage,
-    async (connections, check, committed) => {
+    async (connections, check, appended) => {
       const db = connections[entity.storage];
       const found = await loadStoredRecord(
         connections,
@@ -79,7 +79,7 @@ export async function update(
       );
       const after = reloaded?.row ?? { ...existing, ...master };
       const written = updatedChanges(resource, existing, after, reloaded?.record ?? null, plan);
-      committed.push(await appendChange(db, adapter, resource, context, 'updated', after, written));
+      appended.push(await appendChange(db, adapter, resource, context, 'updated', after, written));
       return {
         body: resource.show(reloaded?.record ?? {}),
         etag: reloaded ? rowTag(entity, reloaded.row) : null,

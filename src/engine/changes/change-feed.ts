@@ -1,7 +1,8 @@
 // GET /api/<resource>/changes (DESIGN.md 3.9): the resource's changes after `after`, oldest
 // first, within the caller's unit and tenant scope as the list's (a delete too: its change keeps
 // the record's scope). Two statements whatever the page size: the log's state (how far it is
-// pruned, the last committed seq), then the page. The state is read first, so every change at
+// pruned, the last committed seq, whether a committed change still waits for its seq: then it
+// is numbered first, changes/committed.ts), then the page. The state is read first, so every change at
 // or below its last seq is visible to the page's statement: with no more to page, `next` may
 // skip to it over the changes of other resources and scopes.
 import { sql } from 'kysely';
@@ -13,7 +14,7 @@ import type { Scope } from '../../model/scope.js';
 import { adapterFor, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { type Change, changeOf } from './change.js';
-import { knownCommitted } from './committed.js';
+import { knownCommitted, numberCommitted } from './committed.js';
 
 export const DEFAULT_CHANGES_LIMIT = 100;
 export const MAX_CHANGES_LIMIT = 1000;
@@ -84,18 +85,32 @@ export async function readChanges(
   const database = entity.storage === 'data' ? context.data : context.system;
   const { db } = database;
   const adapter = adapterFor(context, entity.storage);
-  const [state] = await runCached<Row>(
-    db,
-    [LOG_STATE],
-    () =>
-      db.selectNoFrom([
-        sql`(select value from ${sql.table(CHANGE_STATE_TABLE)} where name = 'pruned')`.as(
-          'pruned',
-        ),
-        adapter.lastChangeSeq.as('last'),
-      ]),
-    {},
-  );
+  const numbered = adapter.numberChanges !== undefined;
+  const readState = async () => {
+    const [row] = await runCached<Row>(
+      db,
+      [LOG_STATE, numbered],
+      () =>
+        db.selectNoFrom([
+          sql`(select value from ${sql.table(CHANGE_STATE_TABLE)} where name = 'pruned')`.as(
+            'pruned',
+          ),
+          adapter.lastChangeSeq.as('last'),
+          // Committed changes still without a seq (a writer cut before its numbering ran).
+          (numbered
+            ? sql`(select count(*) from (select 1 as one from ${sql.table(CHANGES_TABLE)} where seq is null limit 1) waiting)`
+            : sql`0`
+          ).as('waiting'),
+        ]),
+      {},
+    );
+    return row;
+  };
+  let state = await readState();
+  if (Number(state?.waiting ?? 0) > 0) {
+    await numberCommitted(database);
+    state = await readState();
+  }
   const pruned = Number(state?.pruned ?? 0);
   const last = Number(state?.last ?? 0);
   knownCommitted(database, last);

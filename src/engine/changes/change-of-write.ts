@@ -9,7 +9,7 @@ import type { Row } from '../../model/entity.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import type { WritePlan } from '../write/write-plan.js';
-import type { Actor, Change, ChangeAction, ChangeSet, DetailChanges } from './change.js';
+import type { Actor, AppendedChange, ChangeAction, ChangeSet, DetailChanges } from './change.js';
 
 /** Who a change is recorded as made by: the context's actor, or svc itself. */
 export function actorOf(context: EngineContext): Actor {
@@ -72,8 +72,8 @@ export function updatedChanges(
 
 /**
  * Appends the change of a write of `row` (the record after the write; for a delete, before it)
- * as the transaction's last statement (database/change-statements.ts: its lock is held only
- * until the commit) and answers it as the feed will.
+ * and answers it as the feed will, its seq null where the engine numbers changes once
+ * committed (database/change-statements.ts).
  */
 export async function appendChange(
   db: Db,
@@ -83,7 +83,7 @@ export async function appendChange(
   action: ChangeAction,
   row: Row,
   changes: ChangeSet,
-): Promise<Change> {
+): Promise<AppendedChange> {
   const { entity } = resource;
   const at = Date.now();
   const actor = actorOf(context);

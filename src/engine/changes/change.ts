@@ -32,6 +32,9 @@ export interface Change {
   readonly changes: ChangeSet;
 }
 
+/** A change appended in a write's transaction: its seq is null until it is numbered. */
+export type AppendedChange = Omit<Change, 'seq'> & { readonly seq: number | null };
+
 /** A stored change row (its seq included) as the feed answers it. */
 export function changeOf(row: Row, keyIsInteger: boolean): Change {
   const id = String(row.record_id);

@@ -7,7 +7,7 @@ import { CHANGE_STATE_TABLE, CHANGES_TABLE } from '../../database/change-stateme
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
-import { knownCommitted } from './committed.js';
+import { knownCommitted, numberCommitted } from './committed.js';
 
 /** Changes one batch deletes at most. */
 export const PRUNE_BATCH = 500;
@@ -109,6 +109,8 @@ export function keepChanges(
     running = true;
     try {
       for (const database of databases()) {
+        // Changes a writer committed but did not number (cut by a kill -9) get their seqs.
+        await numberCommitted(database);
         await refreshKnownSeq(database);
         await pruneChanges(database, clock() - days * DAY_MS);
       }

@@ -2,7 +2,7 @@
 // equality and sorting match the other engines, so LIKE folds case explicitly; generated ids
 // come from the insert result; timestamps are DATETIME(3) in UTC.
 import { sql } from 'kysely';
-import { appendUnderCounterUpdate, COUNTER_SEQ } from '../../change-statements.js';
+import { appendUnnumbered, COUNTER_SEQ, numberChanges } from '../../change-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
 
@@ -59,7 +59,8 @@ export const mysqlAdapter: DialectAdapter = {
   childRowsUnderLock: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   estimateCount,
-  appendChange: appendUnderCounterUpdate,
+  appendChange: appendUnnumbered,
+  numberChanges: (trx) => numberChanges(trx, false),
   lastChangeSeq: COUNTER_SEQ,
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {

@@ -4,7 +4,7 @@
 // in commit order (database/change-statements.ts says how each engine takes it); `at` is epoch
 // milliseconds, compared the same way on every engine; `unit_id` and `company_id` are the
 // record's scope, so a scoped reader is told of a delete too; `changes` is JSON text.
-// svc_change_state holds named counters: `seq` (the last seq taken; PostgreSQL and MySQL, where
+// svc_change_state holds named counters: `seq` (the last seq given; PostgreSQL and MySQL, where
 // SQLite's AUTOINCREMENT keeps it in sqlite_sequence) and `pruned` (every change at or below it has been pruned: GET .../changes answers 410 below it).
 import { sql } from 'kysely';
 import { adapterOf } from '../../connect.js';
@@ -16,26 +16,25 @@ export async function up(db: Db): Promise<void> {
   const sqlite = adapterOf(db).name === 'sqlite';
   // A change may be large (a record with 1,000 detail rows): MySQL's text stops at 64 KiB.
   const changes = adapterOf(db).name === 'mysql' ? sql`longtext` : 'text';
-  await types
-    .table(
-      db.schema
-        .createTable('svc_changes')
-        // SQLite: AUTOINCREMENT never hands out a seq again, even once the table is pruned empty.
-        .addColumn('seq', sqlite ? 'integer' : 'bigint', (c) =>
-          sqlite ? c.primaryKey().autoIncrement() : c.primaryKey(),
-        )
-        .addColumn('resource', 'varchar(100)', (c) => c.notNull())
-        .addColumn('record_id', 'varchar(191)', (c) => c.notNull())
-        .addColumn('action', 'varchar(7)', (c) => c.notNull())
-        .addColumn('version', types.bigint)
-        .addColumn('at', types.bigint, (c) => c.notNull())
-        .addColumn('user_id', types.bigint)
-        .addColumn('token_id', types.bigint)
-        .addColumn('via', 'varchar(7)', (c) => c.notNull())
-        .addColumn('unit_id', types.bigint)
-        .addColumn('company_id', types.bigint)
-        .addColumn('changes', changes, (c) => c.notNull()),
-    )
+  // SQLite: `seq` is the AUTOINCREMENT key, which never hands out a value again, even once the
+  // table is pruned empty. PostgreSQL, MySQL: a change is inserted with `id` only and gets its
+  // `seq` once committed (database/change-statements.ts), so `seq` is nullable and unique.
+  const table = db.schema.createTable('svc_changes');
+  await (sqlite
+    ? types.table(table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()))
+    : types.id(table).addColumn('seq', 'bigint', (c) => c.unique())
+  )
+    .addColumn('resource', 'varchar(100)', (c) => c.notNull())
+    .addColumn('record_id', 'varchar(191)', (c) => c.notNull())
+    .addColumn('action', 'varchar(7)', (c) => c.notNull())
+    .addColumn('version', types.bigint)
+    .addColumn('at', types.bigint, (c) => c.notNull())
+    .addColumn('user_id', types.bigint)
+    .addColumn('token_id', types.bigint)
+    .addColumn('via', 'varchar(7)', (c) => c.notNull())
+    .addColumn('unit_id', types.bigint)
+    .addColumn('company_id', types.bigint)
+    .addColumn('changes', changes, (c) => c.notNull())
     .execute();
   await db.schema
     .createIndex('svc_changes_resource_seq_index')
