@@ -10,7 +10,7 @@ import {
   notificationsChanged,
   onNotificationsChanged,
 } from '../lib/notifications.js';
-import type { RealtimeSettings } from '../lib/realtime.js';
+import { realtimeSettings } from '../lib/realtime-settings.js';
 import { Link } from '../lib/router.js';
 import { useApp } from '../lib/session.js';
 
@@ -35,7 +35,7 @@ export function NotificationBell() {
     const offChanged = onNotificationsChanged(refresh);
     let stop: () => void = () => {};
     let stopped = false;
-    get<RealtimeSettings>('/app/realtime').then(
+    realtimeSettings(session.user.id).then(
       async (settings) => {
         if (stopped) return;
         if (!settings.enabled) {

@@ -1,10 +1,14 @@
 // A resource's change feed as a screen follows it (DESIGN.md 3.9): from the Changes-Seq of the
 // answer the screen shows, GET /api/<resource>/changes?after= every few seconds while the page
-// is visible, and at once when asked (a push, a refused save). Changes come out in seq order,
+// is visible, and at once when asked (a refused save). With real time on, the resource's channel
+// says when to read: each SvcResourceChanged is a "look" (the feed, not the push, is the
+// record, so a lost or repeated push loses or repeats nothing), the poll slows to a safety net
+// while subscribed and speeds up again when the socket is lost. Changes come out in seq order,
 // each once. A 410 (the feed no longer keeps `after`) tells the screen to read its answer again
 // and start over from that answer's Changes-Seq; a service without a feed (404) ends the follow.
 import { labelOf } from '../components/lookup-picker.js';
-import { ApiError, get } from './api.js';
+import { ApiError, get, getCsrfToken } from './api.js';
+import { realtimeSettings } from './realtime-settings.js';
 
 export interface Change {
   readonly seq: number;
@@ -28,6 +32,8 @@ interface ChangesPage {
 
 /** How often a screen asks for changes while its page is visible. */
 export const POLL_MS = 3_000;
+/** How often while the resource's channel is subscribed (a safety net: pushes say when). */
+const SUBSCRIBED_POLL_MS = 60_000;
 const PAGE = 100;
 
 export interface Follow {
@@ -36,14 +42,23 @@ export interface Follow {
   readonly stop: () => void;
 }
 
+/** The resource's real-time channel to follow, for the signed-in user. */
+export interface LiveSource {
+  readonly resource: string;
+  readonly userId: number;
+}
+
 export function followChanges(
   path: string,
   from: number,
   /** Awaited: the next page of changes waits until the screen has taken these. */
   onChanges: (changes: readonly Change[]) => void | Promise<void>,
   onGone: () => void,
+  live?: LiveSource,
 ): Follow {
   let after = from;
+  let interval = POLL_MS;
+  let unsubscribe: () => void = () => {};
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | null = null;
@@ -51,7 +66,7 @@ export function followChanges(
 
   const schedule = () => {
     clearTimeout(timer);
-    if (!stopped && document.visibilityState === 'visible') timer = setTimeout(pull, POLL_MS);
+    if (!stopped && document.visibilityState === 'visible') timer = setTimeout(pull, interval);
   };
   const read = async () => {
     try {
@@ -92,10 +107,25 @@ export function followChanges(
     document.visibilityState === 'visible' ? pull() : clearTimeout(timer);
   document.addEventListener('visibilitychange', onVisibility);
   schedule();
+  if (live) subscribeTo(live).catch(() => {});
+  async function subscribeTo({ resource, userId }: LiveSource) {
+    const settings = await realtimeSettings(userId);
+    if (stopped || !settings.enabled || !settings.resource_auth_endpoint) return;
+    const { followResource } = await import('./realtime.js');
+    const leave = await followResource(settings, getCsrfToken, resource, pull, (subscribed) => {
+      interval = subscribed ? SUBSCRIBED_POLL_MS : POLL_MS;
+      // Subscribed (again): read what came before it; lost: back to polling.
+      if (subscribed) pull();
+      else if (!running) schedule();
+    });
+    if (stopped) leave?.();
+    else if (leave) unsubscribe = leave;
+  }
   return {
     pull,
     stop() {
       stopped = true;
+      unsubscribe();
       clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVisibility);
     },

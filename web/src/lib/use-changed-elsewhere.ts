@@ -11,6 +11,7 @@ import { actorName, type Change, type Follow, followChanges } from './change-fee
 import { changedLabels, mergeForms } from './form-merge.js';
 import { type FormState, payloadOf, samePayload, stateOf } from './form-values.js';
 import { type ReadRecord, readRecord, recordPath } from './record-read.js';
+import { useApp } from './session.js';
 
 export interface ElsewhereChange {
   /** Which write of ours was refused (412), or null: the feed told of the change first. */
@@ -49,6 +50,7 @@ export function useChangedElsewhere(
   /** Makes `theirs` the form's version, with `form` in the inputs. */
   adopt: (theirs: ReadRecord, form: FormState) => void,
 ) {
+  const { session } = useApp();
   const path = recordPath(meta, id);
   const [change, setChange] = useState<ElsewhereChange | null>(null);
   const theirs = useRef<ReadRecord | null>(null);
@@ -100,14 +102,21 @@ export function useChangedElsewhere(
   /** Follows the record's changes from the Changes-Seq of its show (null: no feed). */
   const watch = (seq: number | null) => {
     if (seq === null || follow.current) return;
-    follow.current = followChanges(meta.path, seq, onChanges, () => {
-      // Fell behind the feed's retention: read the record again and follow from there.
-      follow.current = null;
-      readRecord(path).then((read) => {
-        watch(read.seq);
-        return learn(null);
-      }, ignore);
-    });
+    const live = { resource: meta.name, userId: session.user.id };
+    follow.current = followChanges(
+      meta.path,
+      seq,
+      onChanges,
+      () => {
+        // Fell behind the feed's retention: read the record again and follow from there.
+        follow.current = null;
+        readRecord(path).then((read) => {
+          watch(read.seq);
+          return learn(null);
+        }, ignore);
+      },
+      live,
+    );
   };
   useEffect(() => () => follow.current?.stop(), []);
 

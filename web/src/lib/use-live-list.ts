@@ -12,6 +12,7 @@ import type { Row } from '../components/record-table.js';
 import { ApiError, exchange, get } from './api.js';
 import { type Change, type Follow, followChanges } from './change-feed.js';
 import { changesSeqOf } from './record-read.js';
+import { useApp } from './session.js';
 
 export interface ListAnswer {
   readonly data: Row[];
@@ -36,6 +37,7 @@ export function useLiveList(
   query: string,
   area: RefObject<HTMLElement | null>,
 ) {
+  const { session } = useApp();
   const [answer, setAnswer] = useState<ListAnswer | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -136,7 +138,10 @@ export function useLiveList(
         setLoading(false);
         const seq = changesSeqOf(headers);
         if (seq !== null && !follow.current)
-          follow.current = followChanges(meta.path, seq, (c) => onChangesRef.current(c), onGone);
+          follow.current = followChanges(meta.path, seq, (c) => onChangesRef.current(c), onGone, {
+            resource: meta.name,
+            userId: session.user.id,
+          });
       },
       (failure: unknown) => {
         if (!live) return;

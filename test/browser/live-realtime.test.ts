@@ -1,0 +1,51 @@
+// The live admin over real time (issue 32 items 4-5, DESIGN.md 3.9): with REALTIME_NOTIFICATIONS
+// on, an open list subscribes to private-resource.<resource> (authorized by POST
+// /broadcasting/auth) and reads the change feed when a push says so, not on its poll.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AdminHarness, notOnThisEngine, open, startAdmin } from '../helpers/browser.js';
+import { type SessionClient, signedIn } from '../helpers/session-client.js';
+
+const REALTIME = { REALTIME_NOTIFICATIONS: 'true', PUSHER_APP_SECRET: 'browser-test-secret' };
+
+describe('admin front end: live screens over real time', { skip: notOnThisEngine }, () => {
+  let admin: AdminHarness;
+  let api: SessionClient;
+
+  before(async () => {
+    admin = await startAdmin(REALTIME);
+    api = await signedIn(admin.server.url);
+  });
+  after(() => admin?.close());
+
+  it('an open list subscribes to its resource channel and shows a template created through the API when the push says so, with no poll', async () => {
+    await open(admin, '/admin/r/import-templates'); // signed in
+    // A page of its own whose timers the test holds: once subscribed, only a push can read.
+    const page = await admin.context.newPage();
+    await page.clock.install();
+    const subscribed = page.waitForResponse(
+      (r) =>
+        new URL(r.url()).pathname === '/broadcasting/auth' &&
+        (r.request().postData() ?? '').includes('private-resource.import-templates'),
+    );
+    await page.goto(admin.url('/admin/r/import-templates'));
+    assert.equal((await subscribed).status(), 200);
+    await page.getByText('Page 1 of 1 · 0 records').waitFor();
+    await page.waitForLoadState('networkidle');
+    await page.clock.pauseAt(Date.now() + 1000);
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/changes?')) reads.push(r.url());
+    });
+    await api.post('/api/import-templates', {
+      title: 'Pushed',
+      code: 'PUSHED',
+      database_name: 'warehouse',
+      mapping_json: '{}',
+    });
+    await page.getByRole('link', { name: 'Pushed' }).waitFor();
+    assert.equal(reads.length, 1, `the one read the push asked for: ${reads.join(', ')}`);
+    await page.clock.resume();
+    await page.close();
+  });
+});
