@@ -9,7 +9,11 @@
 // learned from the answer once the rest matched), a 422 names exactly the failing fields (with
 // the messages SPEC.md 7 / DESIGN.md 3.5 quote), a 404 is `Resource not found`. After every
 // command the stored state is read back (the list, a show of the command's target, and the
-// tables themselves) and must equal the model: a refused write changes nothing.
+// tables themselves) and must equal the model: a refused write changes nothing. And the change
+// feed (issue 32, DESIGN.md 3.9) is read on from where it was: an accepted write appears there
+// exactly once, with the changes the model predicts (on create every field and the detail rows,
+// on update the fields whose value changed and the detail rows created, changed and deleted, on
+// delete none), and a refused write, a 404 or a run log written straight to the table nowhere.
 //
 // Payloads cover: master fields absent (kept), valid, invalid (empty or blank title, title over
 // 200 characters, mapping_json that is not JSON, unknown creator, active other than Y/N), forged
@@ -788,6 +792,79 @@ interface Real {
   /** Every request of the current run with its answer, for the failure report. */
   readonly log: string[];
   commands: number;
+  /** Where the change feed was read up to. */
+  feedAt: number;
+  /** The change the last command must have appended, or null for none. */
+  predicted: Predicted | null;
+}
+
+/** A change the model predicts: its record, action and version, and its `changes`. */
+interface Predicted {
+  readonly id: number;
+  readonly action: 'created' | 'updated' | 'deleted';
+  readonly version: number | null;
+  readonly changes: Record<string, unknown>;
+}
+
+const COUNT_FIELDS = ['creator', 'groups', 'users', 'groups_count', 'users_count', 'logs_count'];
+
+/** The record's fields as a change carries them: the master's, relations and counts left out. */
+function changedFields(record: TemplateRecord): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !COUNT_FIELDS.includes(key)));
+}
+
+/** The change of a create or an update from `previous` (null: a create) to `next`. */
+function predictChange(
+  previous: ModelTemplate | null,
+  next: ModelTemplate,
+  version: number,
+  world: World,
+): Predicted {
+  const after = changedFields(recordOf(next, world));
+  const before = previous ? changedFields(recordOf(previous, world)) : null;
+  const fields = before
+    ? Object.fromEntries(Object.entries(after).filter(([k, v]) => before[k] !== v))
+    : after;
+  const changes: Record<string, unknown> = { fields };
+  for (const relation of RELATIONS) {
+    const column = COLUMN[relation];
+    const old = new Map((previous?.[relation] ?? []).map((row) => [row.id, row]));
+    const now = new Set(next[relation].map((row) => row.id));
+    const created = next[relation].filter((row) => !old.has(row.id));
+    const updated = next[relation].filter((row) => {
+      const stored = old.get(row.id);
+      return stored !== undefined && stored[column] !== row[column];
+    });
+    const deleted = [...old.keys()].filter((id) => !now.has(id));
+    if (created.length + updated.length + deleted.length > 0)
+      changes[relation] = { created, updated, deleted };
+  }
+  return { id: next.id, action: previous ? 'updated' : 'created', version, changes };
+}
+
+/** Reads the feed on from real.feedAt: exactly the predicted change, or nothing. */
+async function verifyFeed(real: Real): Promise<void> {
+  const reply = await real.server.get(`${PATH}/changes?after=${real.feedAt}&limit=1000`);
+  assertJson(reply, 200);
+  const { data, meta } = reply.body as {
+    data: Array<Predicted & { seq: number; actor: { via: string } }>;
+    meta: { next: number; has_more: boolean };
+  };
+  const expected = real.predicted;
+  assert.equal(data.length, expected ? 1 : 0, `changes appended: ${JSON.stringify(data)}`);
+  const [change] = data;
+  if (expected && change) {
+    assert.ok(change.seq > real.feedAt, `seq ${change.seq} at or below ${real.feedAt}`);
+    assert.equal(change.actor.via, 'bearer');
+    assert.deepStrictEqual(
+      { id: change.id, action: change.action, version: change.version, changes: change.changes },
+      expected,
+      'the change is not the one the model predicts',
+    );
+  }
+  assert.equal(meta.has_more, false);
+  real.feedAt = meta.next;
+  real.predicted = null;
 }
 
 const db = (real: Real): Db => real.server.service.database.db;
@@ -1007,8 +1084,10 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real): Promise<void> {
     real.commands++;
     try {
+      real.predicted = null;
       const shown = await this.apply(model, real);
       await verify(model, real, shown);
+      await verifyFeed(real);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(
@@ -1036,6 +1115,7 @@ class Create extends Step {
     }
     const created = acceptAnswer(reply, 201, resolved, null, model, real.world, since);
     learn(model, created);
+    real.predicted = predictChange(null, created, 1, real.world);
     return created.id;
   }
   toString(): string {
@@ -1064,7 +1144,12 @@ class Update extends Step {
       return null;
     }
     if (refused(resolved.refusal)) assertRefused(reply, resolved.refusal);
-    else learn(model, acceptAnswer(reply, 200, resolved, template, model, real.world, since));
+    else {
+      const updated = acceptAnswer(reply, 200, resolved, template, model, real.world, since);
+      learn(model, updated);
+      const version = Number(JSON.parse(reply.headers.get('etag') ?? 'null'));
+      real.predicted = predictChange(template, updated, version, real.world);
+    }
     return template.id;
   }
   toString(): string {
@@ -1089,6 +1174,7 @@ class Delete extends Step {
     assertJson(reply, 200, DELETED);
     model.templates.delete(template.id);
     model.gone.push(template.id);
+    real.predicted = { id: template.id, action: 'deleted', version: null, changes: {} };
     return template.id;
   }
   toString(): string {
@@ -1158,8 +1244,8 @@ describe('model-based writes: random command sequences against a reference model
   });
   after(() => server?.close());
 
-  it('every answer and the stored state follow the model (create, PUT/PATCH, delete)', async () => {
-    const real: Real = { server, world, log: [], commands: 0 };
+  it('every answer, the stored state and the change feed follow the model (create, PUT/PATCH, delete)', async () => {
+    const real: Real = { server, world, log: [], commands: 0, feedAt: 0, predicted: null };
     const database = server.service.database.db;
     /** A clean slate for each run, straight in the tables (not behaviour under test). */
     const setup = async () => {
@@ -1172,6 +1258,14 @@ describe('model-based writes: random command sequences against a reference model
         await database.deleteFrom(table).execute();
       }
       real.log.length = 0;
+      // The feed is read on from its end: the clean slate above is no write of the resource.
+      for (let more = true; more; ) {
+        const page = await server.get(`${PATH}/changes?after=${real.feedAt}&limit=1000`);
+        assertJson(page, 200);
+        real.feedAt = page.body.meta.next;
+        more = page.body.meta.has_more;
+      }
+      real.predicted = null;
       return { model: new Model(), real };
     };
     const property = fc.asyncProperty(
