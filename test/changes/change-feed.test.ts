@@ -11,6 +11,7 @@ import { pruneChanges } from '../../src/engine/changes/retention.js';
 import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
 import { runCli } from '../helpers/cli.js';
 import { assertJson, type Reply } from '../helpers/http.js';
+import { Contract } from '../helpers/openapi-contract.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { signedIn } from '../helpers/session-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -313,6 +314,40 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
       ['new'],
     );
     assertJson(await server.get(`${PATH}/changes?after=${before}`), 200);
+  });
+});
+
+describe('the feed in the OpenAPI document', () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server?.close());
+
+  it('the feed’s 200, 410 and 422, and Changes-Seq on lists and shows, answer as documented', async () => {
+    const contract = await Contract.load(server.url);
+    const created = await server.post(PATH, templatePayload({ title: 'documented' }));
+    assertJson(created, 201);
+    assertJson(await server.patch(`${PATH}/${created.body.id}`, { title: 'documented 2' }), 200);
+    const checked: Array<[string, number]> = [
+      [`${PATH}/changes`, 200],
+      [`${PATH}/changes?after=0&limit=1`, 200],
+      [`${PATH}/changes?limit=0`, 422],
+      [PATH, 200],
+      [`${PATH}/${created.body.id}`, 200],
+    ];
+    for (const [target, status] of checked) {
+      const reply = await server.get(target);
+      assert.equal(reply.status, status, target);
+      contract.check('GET', target, reply);
+    }
+    for (const target of [PATH, `${PATH}/${created.body.id}`])
+      assert.ok(contract.documentedHeader('GET', target, 200, 'Changes-Seq'), target);
+    await pruneChanges(server.service.database, Date.now() + 1000);
+    const gone = await server.get(`${PATH}/changes`);
+    assert.equal(gone.status, 410);
+    contract.check('GET', `${PATH}/changes`, gone);
   });
 });
 
