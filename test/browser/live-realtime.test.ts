@@ -48,4 +48,38 @@ describe('admin front end: live screens over real time', { skip: notOnThisEngine
     await page.clock.resume();
     await page.close();
   });
+
+  it('a form’s own save, pushed back before its answer arrives, is not told as a change made elsewhere', async () => {
+    const { page } = admin;
+    const id = (
+      await api.post('/api/import-templates', {
+        title: 'Own save',
+        code: 'OWN',
+        database_name: 'warehouse',
+        mapping_json: '{}',
+      })
+    ).body.id;
+    const subscribed = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/broadcasting/auth',
+    );
+    await open(admin, `/admin/r/import-templates/${id}`);
+    assert.equal((await subscribed).status(), 200);
+    await page.getByRole('heading', { name: 'Import template: Own save' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    // The save's answer is held until the page has read the change its push announced.
+    const pushedBack = page.waitForResponse((r) => r.url().includes('/changes?after='));
+    await page.route(`**/api/import-templates/${id}`, async (route) => {
+      if (route.request().method() !== 'PUT') return route.continue();
+      const response = await route.fetch();
+      await pushedBack;
+      await route.fulfill({ response });
+    });
+    await page.getByLabel('Title', { exact: true }).fill('Own save again');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Import template saved.').waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.equal(await page.getByText(/was changed/).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Reload' }).count(), 0);
+    await page.unroute(`**/api/import-templates/${id}`);
+  });
 });

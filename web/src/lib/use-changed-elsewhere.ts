@@ -68,14 +68,14 @@ export function useChangedElsewhere(
     if (!known) return;
     try {
       const read = await readRecord(path);
-      // Our own save, or a version the form already holds: nothing to tell.
+      // Our own save, or a version the form already holds: nothing to tell. Without a version,
+      // what the form was loaded from or holds now (a save of ours) is that version.
+      const stored = payloadOf(meta, stateOf(meta, read.record));
       const same =
         read.etag !== null
           ? read.etag === known.etag
-          : samePayload(
-              payloadOf(meta, stateOf(meta, read.record)),
-              payloadOf(meta, known.baseline),
-            );
+          : samePayload(stored, payloadOf(meta, known.baseline)) ||
+            samePayload(stored, payloadOf(meta, known.form));
       if (refused === null && same) return;
       theirs.current = read;
       const changed = changedLabels(meta, known.baseline, stateOf(meta, read.record));
@@ -91,11 +91,26 @@ export function useChangedElsewhere(
     }
   };
 
+  /** The form's write under way, and the ETags its writes gave: never someone else's. */
+  const writing = useRef<Promise<unknown> | null>(null);
+  const ours = useRef(new Set<string>());
+  const write = <T extends { readonly headers: Headers }>(request: Promise<T>): Promise<T> => {
+    writing.current = request;
+    request.then((answer) => {
+      const tag = answer.headers.get('etag');
+      if (tag) ours.current.add(tag);
+    }, ignore);
+    return request;
+  };
+
   const onChanges = async (changes: readonly Change[]) => {
     const mine = changes.filter((c) => String(c.id) === id);
     const newest = mine[mine.length - 1];
     if (!newest) return;
     last.current = newest;
+    // A push can come before the answer of the save that made it: that save is waited for.
+    await writing.current?.catch(ignore);
+    if (newest.version != null && ours.current.has(`"${String(newest.version)}"`)) return;
     await learn(null, newest);
   };
 
@@ -138,6 +153,7 @@ export function useChangedElsewhere(
   return {
     change,
     watch,
+    write,
     learn,
     keepMine: () => choose(true),
     loadTheirs: () => choose(false),

@@ -108,7 +108,8 @@ export function useLiveList(
       return;
     }
     // Busy: every row stays where it is, with its new values; the rest is offered.
-    for (const k of vanished) next.set(k, deleted.has(k) ? 'deleted' : 'changed');
+    for (const k of vanished)
+      next.set(k, deleted.has(k) || marks.get(k) === 'deleted' ? 'deleted' : 'changed');
     setAnswer({
       data: before.data.map((row) => freshRows.get(keyOf(row)) ?? row),
       meta: fresh.meta,

@@ -126,7 +126,9 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
         });
         return;
       }
-      const saved = readOf(await exchange<RecordBody>('PUT', path, payload, ifMatch(etag)));
+      const saved = readOf(
+        await elsewhere.write(exchange<RecordBody>('PUT', path, payload, ifMatch(etag))),
+      );
       setErrors({});
       setSummary(null);
       adopt(saved, stateOf(meta, saved.record, form));
@@ -176,7 +178,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
   const remove = async () => {
     setConfirmDelete(false);
     try {
-      await exchange('DELETE', path, undefined, ifMatch(etag));
+      await elsewhere.write(exchange('DELETE', path, undefined, ifMatch(etag)));
       setFlash(`${meta.singular_label} deleted.`);
       navigate(`/admin/r/${meta.name}`, { force: true });
     } catch (error) {
