@@ -4,6 +4,7 @@
 import { bootstrap } from '../app/bootstrap.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
+import { numberingSettled } from '../engine/changes/committed.js';
 import type { EngineContext } from '../engine/context.js';
 import { HttpError } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
@@ -60,6 +61,9 @@ export async function withDatabase<T>(work: (session: CliSession) => Promise<T>)
     if (error instanceof HttpError) throw new CliError(error.message);
     throw error;
   } finally {
+    // Where seqs are given after the commit (PostgreSQL, MySQL), the command's changes get theirs
+    // before it ends, so servers following the log tell of them now.
+    await numberingSettled(database);
     await database.close();
   }
 }

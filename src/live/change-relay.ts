@@ -5,7 +5,8 @@
 //   - a commit of this process (engine/changes/committed.ts), at once;
 //   - with REDIS_URL, another instance's commit: it publishes `look` on `<prefix>changes`;
 //   - a timer every CATCH_UP_MS, for what no hint announced (a CLI command's writes, a Redis
-//     message lost while Redis was away): a push is late then, never lost.
+//     message lost while Redis was away, a change a killed process committed but did not number
+//     on PostgreSQL and MySQL: the timer's read numbers it first): a push is late, never lost.
 // A tail reads only while some socket of this process holds a resource channel; otherwise it
 // moves its mark to the log's end, so a new subscriber is told of what follows its subscription
 // (what came before, it reads from GET .../changes after its list's Changes-Seq).
@@ -13,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../database/database.js';
 import { changeOf } from '../engine/changes/change.js';
 import { readTail, TAIL_BATCH } from '../engine/changes/change-tail.js';
-import { onChangesCommitted } from '../engine/changes/committed.js';
+import { numberCommitted, onChangesCommitted } from '../engine/changes/committed.js';
 import { refreshKnownSeq } from '../engine/changes/retention.js';
 import type { SharedRedis } from '../kernel/shared-redis.js';
 import type { Row } from '../model/entity.js';
@@ -58,11 +59,15 @@ class Tail {
 
   constructor(
     readonly relayed: RelayedDatabase,
-    private readonly relay: (tail: Tail) => Promise<void>,
+    private readonly relay: (tail: Tail, catchUp: boolean) => Promise<void>,
   ) {}
 
-  /** Reads now, or once more after the read under way: a hint is never dropped. */
-  wake(): void {
+  /**
+   * Reads now, or once more after the read under way: a hint is never dropped. A catch-up read
+   * also numbers what waits for its seq.
+   */
+  wake(catchUp = false): void {
+    this.catchUp ||= catchUp;
     if (this.reading) {
       this.again = true;
       return;
@@ -70,12 +75,16 @@ class Tail {
     this.reading = (async () => {
       do {
         this.again = false;
-        await this.relay(this);
+        const catchUp = this.catchUp;
+        this.catchUp = false;
+        await this.relay(this, catchUp);
       } while (this.again);
     })().finally(() => {
       this.reading = null;
     });
   }
+
+  private catchUp = false;
 }
 
 export class ChangeRelay {
@@ -85,7 +94,9 @@ export class ChangeRelay {
   private readonly hintChannel: string | null;
 
   constructor(private readonly options: ChangeRelayOptions) {
-    this.tails = options.databases.map((relayed) => new Tail(relayed, (tail) => this.read(tail)));
+    this.tails = options.databases.map(
+      (relayed) => new Tail(relayed, (tail, catchUp) => this.read(tail, catchUp)),
+    );
     this.hintChannel = options.redis?.key('changes') ?? null;
   }
 
@@ -101,7 +112,7 @@ export class ChangeRelay {
       );
     }
     const timer = setInterval(() => {
-      for (const tail of this.tails) tail.wake();
+      for (const tail of this.tails) tail.wake(true);
     }, CATCH_UP_MS);
     timer.unref();
     this.stops.push(() => clearInterval(timer));
@@ -138,13 +149,14 @@ export class ChangeRelay {
     for (const tail of this.tails) if (tail.relayed.key === hint.db) tail.wake();
   }
 
-  private async read(tail: Tail): Promise<void> {
+  private async read(tail: Tail, catchUp: boolean): Promise<void> {
     const { database } = tail.relayed;
     try {
       if (!this.options.sockets.hasSubscribersStartingWith(RESOURCE_CHANNEL_PREFIX)) {
         tail.mark = Math.max(tail.mark, await refreshKnownSeq(database));
         return;
       }
+      if (catchUp) await numberCommitted(database);
       for (;;) {
         const rows = await readTail(database, tail.mark);
         for (const row of rows) this.deliver(tail.relayed.key, row);
