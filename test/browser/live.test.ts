@@ -164,6 +164,7 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
     await announced('Import templates: 1 new change. Show changes to see them.');
     assert.equal(await rows().count(), 2, 'the header and the row that was there');
     assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Live B');
+    await assertAccessible(page, 'the list offering changes');
     await screenshot(page, 'list-offer');
     // Keyboard only: back from the row's link (through the table's headers) to the bar's button.
     const focused = () => page.evaluate('document.activeElement?.textContent');
@@ -191,6 +192,7 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
     await page.getByText('Their changes: Title.').waitFor();
     await announced(/^This import template was changed by User colleague/);
     assert.equal(await page.getByLabel('Title', { exact: true }).inputValue(), 'Told');
+    await assertAccessible(page, 'the form told of a change elsewhere');
     await screenshot(page, 'form-changed-elsewhere');
     await page.getByRole('button', { name: 'Reload' }).click();
     assert.equal(await page.getByLabel('Title', { exact: true }).inputValue(), 'Told again');
