@@ -130,6 +130,7 @@ describe('the OpenAPI document describes every route', () => {
         '/_mad/rest-driver/tables',
         '/_mad/rest-driver/tables/{name}',
         '/broadcasting/auth-notifications',
+        '/broadcasting/auth',
         '/apps/{appId}/events',
         '/apps/{appId}/batch_events',
       ])

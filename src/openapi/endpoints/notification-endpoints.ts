@@ -119,6 +119,11 @@ export const notificationEndpoints: Record<string, Operation> = {
         force_tls: { type: 'boolean' },
         auth_endpoint: { type: ['string', 'null'] },
         channel: { type: ['string', 'null'] },
+        resource_auth_endpoint: {
+          type: ['string', 'null'],
+          description:
+            'Where `private-resource.<resource>` channels are authorized (POST); null when they are not offered (real time off, or PUSHER_HOST): follow `GET /api/<resource>/changes`.',
+        },
       }),
     ),
   ),
@@ -127,6 +132,28 @@ export const notificationEndpoints: Record<string, Operation> = {
     'Notifications',
     ok('The channel signature.', object({ auth: string })),
     {
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: object({ socket_id: string, channel_name: string }),
+          },
+          'application/json': { schema: object({ socket_id: string, channel_name: string }) },
+        },
+      },
+    },
+    { '403': 'Forbidden', '422': 'ValidationFailed' },
+  ),
+  'POST /broadcasting/auth': sessionWrite(
+    "Authorize a resource's change channel `private-resource.<resource>` (real time on, embedded server)",
+    'Notifications',
+    ok(
+      "The channel signature, over the socket, the channel and `channel_data`: the subscriber's scope (database, unit, company), which the subscription sends back.",
+      object({ auth: string, channel_data: string }),
+    ),
+    {
+      description:
+        "For a user whose authorization allows the resource's `list`; its `SvcResourceChanged` events carry the changes `GET /api/<resource>/changes` answers that user.",
       requestBody: {
         required: true,
         content: {
