@@ -27,7 +27,16 @@ function errorText(error) {
 }
 
 export default async function* reporter(source) {
-  const summary = { passed: 0, failed: 0, skipped: 0, todo: 0, skippedSuites: [], failures: [] };
+  const summary = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    todo: 0,
+    skippedSuites: [],
+    failures: [],
+    // Per file, its seconds: the totals name the slowest (the CI run's time is kept in check).
+    seconds: {},
+  };
   const files = new Map();
   const fileOf = (file) => {
     let entry = files.get(file);
@@ -87,6 +96,7 @@ export default async function* reporter(source) {
       done += 1;
       const entry = fileOf(data.file);
       const seconds = ((Date.now() - entry.started) / 1000).toFixed(1);
+      summary.seconds[rel(data.file)] = Number(seconds);
       const mark = entry.failed > 0 ? '✖' : '✔';
       const counts = [`${entry.passed} passed`];
       if (entry.failed > 0) counts.push(`${entry.failed} failed`);

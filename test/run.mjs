@@ -216,14 +216,16 @@ try {
     if (engine.skip || interrupted) continue;
     console.log(`# ${engine.label}: ${files.length} test files\n`);
     const summaryFile = path.join(tmp, `${engine.name}.json`);
+    const started = Date.now();
     const exit = await runEngine(engine, summaryFile);
+    const seconds = Math.round((Date.now() - started) / 1000);
     let summary = null;
     try {
       summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
     } catch {
       // interrupted before the reporter finished
     }
-    results.push({ engine, exit, summary });
+    results.push({ engine, exit, summary, seconds });
     console.log('');
   }
 } finally {
@@ -241,7 +243,7 @@ for (const engine of planned) {
     console.log(`#   ${engine.label}: not run (${engine.skip ?? 'interrupted'})`);
     continue;
   }
-  const { summary, exit } = result;
+  const { summary, exit, seconds } = result;
   if (!summary) {
     failed = true;
     console.log(`#   ${engine.label}: no results (exit ${exit.code ?? exit.signal})`);
@@ -249,8 +251,13 @@ for (const engine of planned) {
   }
   if (summary.failed > 0 || exit.code !== 0) failed = true;
   console.log(
-    `#   ${engine.label}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped tests, ${summary.skippedSuites.length} skipped suites${exit.code !== 0 && summary.failed === 0 ? ` (exit ${exit.code ?? exit.signal})` : ''}`,
+    `#   ${engine.label}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped tests, ${summary.skippedSuites.length} skipped suites in ${seconds} s${exit.code !== 0 && summary.failed === 0 ? ` (exit ${exit.code ?? exit.signal})` : ''}`,
   );
+  const slowest = Object.entries(summary.seconds ?? {})
+    .sort(([, a], [, b]) => b - a)
+    .slice(0, 5);
+  if (slowest.length > 1)
+    console.log(`#     slowest: ${slowest.map(([file, s]) => `${file} ${s} s`).join(', ')}`);
   // Skipped suites by reason, so "skipped" never hides what did not run.
   const byReason = new Map();
   for (const suite of summary.skippedSuites)
