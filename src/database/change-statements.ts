@@ -10,7 +10,8 @@
 //               row), and a change gets its seq only once committed: numberChanges, one short
 //               transaction of its own, locks the counter row (svc_change_state `seq`), gives
 //               every committed change still without one a seq above the counter, moves the
-//               counter past them and commits. Numberings run one after the other (the lock),
+//               counter past them and commits (PostgreSQL: one statement, numberChangesInOne).
+//               Numberings run one after the other (the lock),
 //               each above the last, and only committed changes are numbered, so what a
 //               reader sees never gains a seq below one it has seen. One numbering serves
 //               every write committed before it: writers never queue for one another's COMMIT.
@@ -147,6 +148,63 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
         .where('seq', '<=', param('top'))
         .orderBy('seq'),
     { base, top },
+  );
+}
+
+const NUMBER_IN_ONE = statementSite('number changes (one statement)');
+
+/**
+ * numberChanges in one statement (PostgreSQL): its CTEs lock the counter row, read the changes
+ * waiting, number them and move the counter. The statement's snapshot may be older than the
+ * lock it waited for, but no less correct: `FOR UPDATE` answers the counter as the numbering it
+ * waited for left it, a change that numbering gave a seq fails `seq is null` when rechecked and
+ * is skipped, and every seq given is `id + counter - lo + 1` with `lo` at most the lowest id
+ * numbered: above the counter, and at most where the counter moves.
+ */
+export async function numberChangesInOne(trx: Db): Promise<Row[]> {
+  return runCached<Row>(
+    trx,
+    [NUMBER_IN_ONE],
+    () =>
+      trx
+        .with('counter', (q) =>
+          q.selectFrom(CHANGE_STATE_TABLE).select('value').where('name', '=', 'seq').forUpdate(),
+        )
+        .with('pending', (q) =>
+          q
+            .selectFrom(
+              q
+                .selectFrom(CHANGES_TABLE)
+                .select('id')
+                .where('seq', 'is', null)
+                .orderBy('id')
+                .limit(NUMBER_BATCH)
+                .as('waiting'),
+            )
+            .select((eb) => [eb.fn.min('id').as('lo'), eb.fn.max('id').as('hi')]),
+        )
+        .with('numbered', (q) =>
+          q
+            .updateTable(CHANGES_TABLE)
+            .from(['counter', 'pending'])
+            .set({ seq: sql`${sql.ref(`${CHANGES_TABLE}.id`)} + counter.value - pending.lo + 1` })
+            .where(`${CHANGES_TABLE}.seq`, 'is', null)
+            .where(
+              sql<boolean>`${sql.ref(`${CHANGES_TABLE}.id`)} between pending.lo and pending.hi`,
+            )
+            .returningAll(CHANGES_TABLE as never),
+        )
+        .with('moved', (q) =>
+          q
+            .updateTable(CHANGE_STATE_TABLE)
+            .from(['counter', 'pending'])
+            .set({ value: sql`counter.value + pending.hi - pending.lo + 1` })
+            .where(`${CHANGE_STATE_TABLE}.name`, '=', 'seq')
+            .where(sql<boolean>`pending.lo is not null`),
+        )
+        .selectFrom('numbered')
+        .selectAll(),
+    {},
   );
 }
 

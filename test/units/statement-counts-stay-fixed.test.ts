@@ -20,7 +20,7 @@
 //   delete  1 + 7   token  |  begin, master, delete groups, delete users, delete master, change,
 //                   commit
 // The change (DESIGN.md 3.9) is appended in the unit's database, one statement; on PostgreSQL and
-// MySQL its numbering after the commit adds 6 (7) there (database/change-statements.ts).
+// MySQL its numbering after the commit adds 3 (7) there (database/change-statements.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { numberingSettled } from '../../src/engine/changes/committed.js';
@@ -62,11 +62,11 @@ for (const setup of UNIT_SETUPS) {
       units = await startUnitServer(setup);
       east = bearer(units.eveToken);
       relationReads = units.east.adapter.childRows ? 0 : 2;
-      // The INSERT of the change; where seqs are given after the commit, its numbering too: begin,
-      // lock the counter, the changes waiting, number them, move the counter (MySQL: read them
-      // back), commit.
+      // The INSERT of the change; where seqs are given after the commit, its numbering too:
+      // PostgreSQL begin, one statement, commit; MySQL begin, lock the counter, the changes
+      // waiting, number them, move the counter, read them back, commit.
       changeAppend =
-        1 + (units.east.adapter.numberChanges ? (units.east.adapter.name === 'mysql' ? 7 : 6) : 0);
+        1 + (units.east.adapter.numberChanges ? (units.east.adapter.name === 'mysql' ? 7 : 3) : 0);
       // Set-up straight into east's database (test/helpers/templates.ts would read creators there).
       await units.east.db.transaction().execute(async (trx) => {
         for (let i = 0; i < TEMPLATES; i++) {

@@ -2,7 +2,7 @@
 // timestamps are timestamptz, errors carry SQLSTATE codes.
 
 import { sql } from 'kysely';
-import { appendUnnumbered, COUNTER_SEQ, numberChanges } from '../../change-statements.js';
+import { appendUnnumbered, COUNTER_SEQ, numberChangesInOne } from '../../change-statements.js';
 import { insertRows } from '../../write-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
@@ -77,7 +77,7 @@ export const postgresAdapter: DialectAdapter = {
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   estimateCount,
   appendChange: appendUnnumbered,
-  numberChanges: (trx) => numberChanges(trx, true),
+  numberChanges: numberChangesInOne,
   lastChangeSeq: COUNTER_SEQ,
   toTimestamp: (date) => date,
   translateError(error): TranslatedError | null {
