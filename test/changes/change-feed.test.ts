@@ -256,7 +256,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
     assertJson(await server.get(`${PATH}/changes`, { headers: { authorization: '' } }), 401);
   });
 
-  it('the actor says how the write came in: bearer (user and token), session (user), cli', async () => {
+  it('the actor says how the write came in: bearer (user and token), session (user), cli (user:create, unit:attach)', async () => {
     const session = await signedIn(server.url);
     const start = await caughtUp(server, '/api/users');
     const viaSession = await session.post('/api/groups', { name: 'by session' });
@@ -276,6 +276,31 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
     );
     assert.deepStrictEqual(byCli?.actor, { user_id: null, token_id: null, via: 'cli' });
     assert.equal(byCli?.action, 'created');
+    // unit:attach writes a row of the user's units: a change of the user too.
+    const attach = await runCli({ ...process.env, ...server.storageEnv, LOG_LEVEL: 'silent' }, [
+      'unit:attach',
+      'by-cli',
+      'Main',
+    ]);
+    assert.equal(attach.code, 0, attach.stderr);
+    const [attached] = await allChanges(
+      server,
+      users[users.length - 1]?.seq ?? start,
+      '/api/users',
+    );
+    assert.equal(attached?.id, byCli?.id);
+    assert.deepStrictEqual(attached?.actor, { user_id: null, token_id: null, via: 'cli' });
+    assert.deepStrictEqual(attached?.changes.units, {
+      created: [
+        {
+          id: (attached?.changes.units as { created: Array<{ id: number }> }).created[0]?.id,
+          user_id: byCli?.id,
+          unit_id: 1,
+        },
+      ],
+      updated: [],
+      deleted: [],
+    });
   });
 
   it('onChangesCommitted hands a listener each committed change after the commit, and nothing of a refused write', async () => {
