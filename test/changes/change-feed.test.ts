@@ -290,14 +290,9 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
     );
     assert.equal(attached?.id, byCli?.id);
     assert.deepStrictEqual(attached?.actor, { user_id: null, token_id: null, via: 'cli' });
-    assert.deepStrictEqual(attached?.changes.units, {
-      created: [
-        {
-          id: (attached?.changes.units as { created: Array<{ id: number }> }).created[0]?.id,
-          user_id: byCli?.id,
-          unit_id: 1,
-        },
-      ],
+    const linked = attached?.changes.units as { created: Array<{ id: number }> } | undefined;
+    assert.deepStrictEqual(linked, {
+      created: [{ id: linked?.created[0]?.id, user_id: byCli?.id, unit_id: 1 }],
       updated: [],
       deleted: [],
     });
