@@ -11,18 +11,17 @@
 //               transaction of its own, locks the counter row (svc_change_state `seq`), gives
 //               every committed change still without one a seq above the counter, moves the
 //               counter past them and commits (PostgreSQL: one statement, numberChangesInOne).
-//               Numberings run one after the other (the lock),
-//               each above the last, and only committed changes are numbered, so what a
-//               reader sees never gains a seq below one it has seen. One numbering serves
-//               every write committed before it: writers never queue for one another's COMMIT.
+//               Numberings run one after the other (the lock), each above the last, and only
+//               committed changes are numbered, so what a reader sees never gains a seq below
+//               one it has seen. One numbering serves every write committed before it: writers
+//               never queue for one another's COMMIT.
 // Identifiers are constants; values are bound.
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
-
-type Row = Record<string, unknown>;
-
 import { param, runCached, statementSite } from './query-cache.js';
 import { insertRows } from './write-statements.js';
+
+type Row = Record<string, unknown>;
 
 export const CHANGES_TABLE = 'svc_changes';
 export const CHANGE_STATE_TABLE = 'svc_change_state';

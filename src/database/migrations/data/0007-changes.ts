@@ -5,7 +5,8 @@
 // milliseconds, compared the same way on every engine; `unit_id` and `company_id` are the
 // record's scope, so a scoped reader is told of a delete too; `changes` is JSON text.
 // svc_change_state holds named counters: `seq` (the last seq given; PostgreSQL and MySQL, where
-// SQLite's AUTOINCREMENT keeps it in sqlite_sequence) and `pruned` (every change at or below it has been pruned: GET .../changes answers 410 below it).
+// SQLite's AUTOINCREMENT keeps it in sqlite_sequence) and `pruned` (every change at or below it
+// has been pruned: GET .../changes answers 410 below it).
 import { sql } from 'kysely';
 import { adapterOf } from '../../connect.js';
 import type { Db } from '../../db.js';
