@@ -65,6 +65,11 @@ export class AnswerBudget {
     return this.held;
   }
 
+  /** Answers waiting for their turn now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   /** @internal Charges `bytes` to `lease`, at once when the budget allows, else in turn. */
   take(lease: Lease, bytes: number): Promise<void> | undefined {
     if (this.mayTake(lease, bytes, this.waiting.length === 0)) {
