@@ -81,8 +81,7 @@ describe('issue 31 finding 2: answers whose clients read nothing are cut', () =>
       stalled.push(stalledClient(server, target));
       // The second waits in turn before the list below asks (on a busy machine 200 ms did not
       // always see it there, and the list went first).
-      while (budget.queued === 0 && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 10));
+      while (budget.queued === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       assert.ok(budget.queued > 0, 'the second stalled answer waits for its turn');
 
       const started = Date.now();
