@@ -17,6 +17,7 @@ import { UnitDatabases, type UnknownConnection } from './database/unit-databases
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { keepChanges, refreshKnownSeq } from './engine/changes/retention.js';
+import { keepRevisions } from './engine/history/retention.js';
 import type { ResourceRoute } from './engine/routes.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
 import { buildApp } from './http/build-app.js';
@@ -249,8 +250,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const changeDatabases = () => [database, ...unitDatabases.databases()];
   await Promise.all(changeDatabases().map((db) => refreshKnownSeq(db)));
   const retention = keepChanges(changeDatabases, config.changesRetentionDays, app.log, clock);
+  // The history (DESIGN.md 3.11), kept longer than the change log and pruned apart.
+  const history = keepRevisions(changeDatabases, config.historyRetentionDays, app.log, clock);
   app.addHook('onClose', async () => {
     retention.stop();
+    history.stop();
     await unitDatabases.close();
     await database.close();
   });

@@ -35,6 +35,8 @@ export interface Config {
   readonly idempotencyKeyTtlSeconds: number;
   /** CHANGES_RETENTION_DAYS: how long the change log keeps a change (DESIGN.md 3.9). */
   readonly changesRetentionDays: number;
+  /** HISTORY_RETENTION_DAYS: how long a record's revisions are kept (DESIGN.md 3.11). */
+  readonly historyRetentionDays: number;
   /** The first admin's password on an empty database; generated and logged once when unset. */
   readonly adminPassword: string | null;
   readonly sqlite: {
@@ -312,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionIdleMinutes: int(env, 'SESSION_IDLE_MINUTES', 120, 1, 60 * 24 * 365),
     idempotencyKeyTtlSeconds: int(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     changesRetentionDays: int(env, 'CHANGES_RETENTION_DAYS', 30, 1, 3650),
+    historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 365, 1, 36500),
     sqlite: Object.freeze({
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.

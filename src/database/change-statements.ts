@@ -10,7 +10,8 @@
 //               row), and a change gets its seq only once committed: numberChanges, one short
 //               transaction of its own, locks the counter row (svc_change_state `seq`), gives
 //               every committed change still without one a seq above the counter, moves the
-//               counter past them and commits (PostgreSQL: one statement, numberChangesInOne).
+//               counter past them and commits (PostgreSQL: one statement, numberChangesInOne);
+//               their revisions (revision-statements.ts) take the same seqs in it.
 //               Numberings run one after the other (the lock), each above the last, and only
 //               committed changes are numbered, so what a reader sees never gains a seq below
 //               one it has seen. One numbering serves every write committed before it: writers
@@ -19,6 +20,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
 import { param, runCached, statementSite } from './query-cache.js';
+import { numberRevisions, REVISIONS_TABLE } from './revision-statements.js';
 import { insertRows } from './write-statements.js';
 
 type Row = Record<string, unknown>;
@@ -125,6 +127,8 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
     },
     values,
   );
+  // The revisions of these changes (DESIGN.md 3.11) take the same seqs, in the same transaction.
+  await numberRevisions(trx, values);
   await runCached(
     trx,
     [MOVE_COUNTER],
@@ -192,6 +196,14 @@ export async function numberChangesInOne(trx: Db): Promise<Row[]> {
               sql<boolean>`${sql.ref(`${CHANGES_TABLE}.id`)} between pending.lo and pending.hi`,
             )
             .returningAll(CHANGES_TABLE as never),
+        )
+        // Their revisions (DESIGN.md 3.11) take the same seqs: run though nothing reads it.
+        .with('revisions', (q) =>
+          q
+            .updateTable(REVISIONS_TABLE)
+            .from('numbered')
+            .set({ seq: sql`numbered.seq` })
+            .whereRef(`${REVISIONS_TABLE}.change_id`, '=', 'numbered.id'),
         )
         .with('moved', (q) =>
           q

@@ -9,6 +9,7 @@ import * as data0004 from './migrations/data/0004-template-company.js';
 import * as data0005 from './migrations/data/0005-template-version.js';
 import * as data0006 from './migrations/data/0006-idempotency-keys.js';
 import * as data0007 from './migrations/data/0007-changes.js';
+import * as data0008 from './migrations/data/0008-revisions.js';
 import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 
@@ -27,6 +28,7 @@ const SETS: Record<MigrationSet, Record<string, Migration>> = {
     '0005-template-version': data0005,
     '0006-idempotency-keys': data0006,
     '0007-changes': data0007,
+    '0008-revisions': data0008,
   },
 };
 

@@ -33,6 +33,8 @@ import {
 import type { EngineContext } from './context.js';
 import type { Resource } from './definition/define-resource.js';
 import { ACTIONS, type Action } from './definition/resource-config.js';
+import { historyQueryOf, readHistory } from './history/history.js';
+import { restore } from './history/restore.js';
 import { readIdempotencyKey } from './idempotency/idempotency-key.js';
 import { idempotentCreate } from './idempotency/idempotent-create.js';
 import { cutWhenStalled } from './output/answer-stall.js';
@@ -230,6 +232,10 @@ export function registerResourceRoutes(
   const ttlMs = (deps.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000;
 
   const feedPath = `${route.path}/changes`;
+  // History (DESIGN.md 3.11): show's abilities and scope; a restore is an update's.
+  const historyPath = `${itemPath}/history`;
+  const restorePath = `${historyPath}/:seq/restore`;
+  const seqOf = (request: FastifyRequest) => (request.params as Record<string, string>).seq;
   const table: Array<
     [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, Parameters<typeof run>[1]]
   > = [
@@ -302,6 +308,35 @@ export function registerResourceRoutes(
       },
     ],
     [
+      'show',
+      'GET',
+      historyPath,
+      async (c, r) => ({
+        status: 200,
+        body: await readHistory(
+          resource,
+          c,
+          idOf(r),
+          historyQueryOf(r.query as Record<string, unknown>),
+        ),
+      }),
+    ],
+    [
+      'update',
+      'POST',
+      restorePath,
+      async (c, r) => {
+        const { status, answer } = await restore(
+          resource,
+          c,
+          idOf(r),
+          seqOf(r),
+          preconditionsOf(r.headers),
+        );
+        return tagged(status, answer);
+      },
+    ],
+    [
       'update',
       'PUT',
       itemPath,
@@ -331,8 +366,11 @@ export function registerResourceRoutes(
       preHandler: handlersFor(action),
       handler: run(action, work),
       // run() settles the check the statements carry: the reads', and the writes' reloads (not
-      // the feed's: the log's statements carry none).
-      config: { carriesCredentialCheck: action !== 'delete' && url !== feedPath },
+      // the feed's, the history's: the log's statements carry none; nor the restore's first reads).
+      config: {
+        carriesCredentialCheck:
+          action !== 'delete' && url !== feedPath && url !== historyPath && url !== restorePath,
+      },
     });
   }
 }

@@ -8,6 +8,7 @@ import type { Resource } from '../engine/definition/define-resource.js';
 import type { Action } from '../engine/definition/resource-config.js';
 import { type OutputValue, outputFields } from '../engine/description/output-fields.js';
 import { parameterName, resourceLabels, routeActions } from '../engine/description/route-names.js';
+import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT } from '../engine/history/history.js';
 import { COUNT_STRATEGIES } from '../engine/query/count.js';
 import { OPERATORS } from '../engine/query/filters.js';
 import type { ResourceRoute } from '../engine/routes.js';
@@ -269,6 +270,27 @@ const FEED_PARAMETERS = [
       minimum: 1,
       maximum: MAX_CHANGES_LIMIT,
       default: DEFAULT_CHANGES_LIMIT,
+    },
+  },
+];
+
+const HISTORY_PARAMETERS = [
+  {
+    name: 'before',
+    in: 'query',
+    description:
+      "Only revisions with a seq below it: the previous page's `meta.next`; absent: the newest. Not a whole number: a 422.",
+    schema: { type: 'integer', minimum: 1 },
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    description: `Revisions per answer, 1 to ${MAX_HISTORY_LIMIT}; else a 422.`,
+    schema: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_HISTORY_LIMIT,
+      default: DEFAULT_HISTORY_LIMIT,
     },
   },
 ];
@@ -546,6 +568,112 @@ export function resourceOperations(route: ResourceRoute): {
         feedErrors,
         { '200': { description: 'The headers the feed would answer.' } },
         feed,
+      ),
+    };
+  }
+  if (actions.has('show')) {
+    // History (DESIGN.md 3.11): a revision is a change with the record as show answered it.
+    schemas[`${name}HistoryPage`] = {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              seq: { type: 'integer', minimum: 1, description: "The change's seq." },
+              version: { type: ['integer', 'null'] },
+              action: { type: 'string', enum: ['created', 'updated', 'deleted'] },
+              at: { type: 'string', format: 'date-time' },
+              actor: { $ref: '#/components/schemas/Change/properties/actor' },
+              changes: { $ref: '#/components/schemas/Change/properties/changes' },
+              record: {
+                oneOf: [itemRef, { type: 'null' }],
+                description:
+                  'The record as show answered it right after this write; null after a delete.',
+              },
+            },
+            required: ['seq', 'version', 'action', 'at', 'actor', 'changes', 'record'],
+            additionalProperties: false,
+          },
+        },
+        meta: {
+          type: 'object',
+          properties: {
+            before: { type: ['integer', 'null'] },
+            next: {
+              type: ['integer', 'null'],
+              description: 'The `before` of the next page; null on the last.',
+            },
+            has_more: { type: 'boolean' },
+          },
+          required: ['before', 'next', 'has_more'],
+          additionalProperties: false,
+        },
+      },
+      required: ['data', 'meta'],
+      additionalProperties: false,
+    };
+    const historyErrors = { ...READ_ERRORS, ...notFound, '422': 'ValidationFailed' } as const;
+    const history = { parameters: [idParameter, ...HISTORY_PARAMETERS] as never };
+    paths[`${route.path}/{${parameter}}/history`] = {
+      get: op(
+        `historyOf${name}`,
+        `History of a ${labels.singular.toLowerCase()}`,
+        false,
+        historyErrors,
+        {
+          '200': {
+            description: 'The revisions, newest first.',
+            content: json(ref(`${name}HistoryPage`)),
+          },
+        },
+        {
+          ...history,
+          description: `Every kept write of the record (HISTORY_RETENTION_DAYS), newest first, with who made it, when, what changed and the record as show answered it right after; a deleted record's too. Show's abilities and scope: a record with no revision the caller may see is a 404.`,
+        },
+      ),
+      head: op(
+        `headHistoryOf${name}`,
+        `History of a ${labels.singular.toLowerCase()} (headers only)`,
+        false,
+        historyErrors,
+        { '200': { description: 'The headers the history would answer.' } },
+        history,
+      ),
+    };
+  }
+  if (actions.has('update')) {
+    const seqParameter = {
+      name: 'seq',
+      in: 'path',
+      required: true,
+      description: "The revision's seq (from the history).",
+      schema: { type: 'string' },
+    };
+    paths[`${route.path}/{${parameter}}/history/{seq}/restore`] = {
+      post: op(
+        `restore${name}`,
+        `Restore a ${labels.singular.toLowerCase()} to a revision`,
+        true,
+        { ...WRITE_ERRORS, ...notFound, ...writeErrors },
+        {
+          '200': {
+            description: "Restored: the record reloaded, equal to the revision's record.",
+            headers: recordEtag,
+            content: json(itemRef),
+          },
+          '201': {
+            description: 'A deleted record came back with its id.',
+            headers: recordEtag,
+            content: json(itemRef),
+          },
+        },
+        {
+          parameters: [idParameter, seqParameter, IF_MATCH] as never,
+          description:
+            "Makes the record equal the revision's record through the ordinary write path: master fields, and detail rows with their ids (rows deleted since come back with their ids, rows added since are deleted); validated as any write (a revision that no longer validates is a 422, as is a delete's revision), with a new change and a new revision. `If-Match` is checked against the current record (required where the resource requires it); a deleted record comes back with its id and a version above every one it had.",
+        },
       ),
     };
   }

@@ -21,6 +21,12 @@ export interface CreateOptions {
    * writes commits or rolls back with the record (an idempotency key's stored answer).
    */
   readonly beforeCommit?: (connections: Connections, answer: TaggedRecord) => Promise<void>;
+  /**
+   * A deleted record restored (engine/history/restore.ts): it comes back with its id, its
+   * stored values (`values`: its creation time), a version above every one it had, and its
+   * detail rows with their ids.
+   */
+  readonly restoring?: { readonly id: unknown; readonly values: Row; readonly version: number };
 }
 
 export async function create(
@@ -36,7 +42,8 @@ export async function create(
   const masterValues = await storedMasterValues(entity, payload.master, adapter);
   return await inTransaction(context, entity.storage, async (connections, check, appended) => {
     // A new record has no stored rows: every id a payload names is refused.
-    const plan = planWrite(payload, new Map(), adapter);
+    const { restoring } = options;
+    const plan = planWrite(payload, new Map(), adapter, restoring !== undefined);
     await validateWrite(connections, context.scope, resource, null, null, plan);
     const now = new Date();
     const values: Row = {
@@ -44,16 +51,18 @@ export async function create(
       ...timestampValues(entity, adapter, now, 'create'),
       ...scopeStamps(entity, context.scope),
     };
-    if (entity.versionColumn) values[entity.versionColumn] = 1;
+    if (entity.versionColumn) values[entity.versionColumn] = restoring?.version ?? 1;
+    if (restoring) Object.assign(values, restoring.values, { [entity.primaryKey]: restoring.id });
     if (entity.ownerColumn && values[entity.ownerColumn] == null && context.scope.userId !== null) {
       values[entity.ownerColumn] = context.scope.userId;
     }
-    const id = await adapter.insertReturningId(
+    const inserted = await adapter.insertReturningId(
       connections[entity.storage],
       entity.table,
       values,
       entity.primaryKey,
     );
+    const id = restoring ? restoring.id : inserted;
     await syncDetails(connections, plan, id, context.scope, adapter, now);
     const found = await findRecordAndRow(
       connections,
@@ -80,6 +89,7 @@ export async function create(
         'created',
         row,
         changes,
+        found?.record ?? null,
       ),
     );
     return answer;

@@ -36,7 +36,9 @@ export async function destroy(
     }
     await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
     // The change keeps the record's scope (unit, company): scoped readers are told of it too.
-    appended.push(await appendChange(db, adapter, resource, context, 'deleted', existing, {}));
+    appended.push(
+      await appendChange(db, adapter, resource, context, 'deleted', existing, {}, null),
+    );
   });
   return DELETED;
 }

@@ -28,6 +28,8 @@ export async function update(
   id: unknown,
   body: unknown,
   preconditions: Preconditions = NO_PRECONDITIONS,
+  /** A restore (engine/history/restore.ts): detail rows deleted since come back with their ids. */
+  restoring = false,
 ): Promise<TaggedRecord> {
   const { entity } = resource;
   const key = parseKey(resource, id);
@@ -53,7 +55,7 @@ export async function update(
       const { existing, stored } = found;
       checkWrite(preconditions, rowTag(entity, existing));
       const masterKey = existing[entity.primaryKey];
-      const plan = planWrite(payload, stored, adapter);
+      const plan = planWrite(payload, stored, adapter, restoring);
       await validateWrite(connections, context.scope, resource, Number(masterKey), existing, plan);
       const now = new Date();
       const touched = Object.keys(changes).length > 0 || payload.details.length > 0;
@@ -78,8 +80,11 @@ export async function update(
         check,
       );
       const after = reloaded?.row ?? { ...existing, ...master };
-      const written = updatedChanges(resource, existing, after, reloaded?.record ?? null, plan);
-      appended.push(await appendChange(db, adapter, resource, context, 'updated', after, written));
+      const record = reloaded?.record ?? null;
+      const written = updatedChanges(resource, existing, after, record, plan);
+      appended.push(
+        await appendChange(db, adapter, resource, context, 'updated', after, written, record),
+      );
       return {
         body: resource.show(reloaded?.record ?? {}),
         etag: reloaded ? rowTag(entity, reloaded.row) : null,

@@ -3,8 +3,10 @@
 // own, never a trigger. Values are those a show answers before projection: the entity's
 // serialisation, so hidden fields (password_hash, the version) never appear, names included.
 
+import type { StoredChange } from '../../database/change-statements.js';
 import type { Db } from '../../database/db.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
+import { appendRevision } from '../../database/revision-statements.js';
 import type { Row } from '../../model/entity.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -73,7 +75,8 @@ export function updatedChanges(
 /**
  * Appends the change of a write of `row` (the record after the write; for a delete, before it)
  * and answers it as the feed will, its seq null where the engine numbers changes once
- * committed (database/change-statements.ts).
+ * committed (database/change-statements.ts). Its revision (DESIGN.md 3.11) comes with it:
+ * `record`, the record the write's reload read (before projection; null for a delete).
  */
 export async function appendChange(
   db: Db,
@@ -83,16 +86,17 @@ export async function appendChange(
   action: ChangeAction,
   row: Row,
   changes: ChangeSet,
+  record: Row | null,
 ): Promise<AppendedChange> {
   const { entity } = resource;
   const at = Date.now();
   const actor = actorOf(context);
   const key = row[resource.primaryKey];
-  const stored = row[entity.versionColumn ?? ''];
-  const version = action !== 'deleted' && stored != null ? Number(stored) : null;
+  const current = row[entity.versionColumn ?? ''];
+  const version = action !== 'deleted' && current != null ? Number(current) : null;
   const scope = (column: string | null) =>
     column !== null && row[column] != null ? Number(row[column]) : null;
-  const seq = await adapter.appendChange(db, {
+  const stored: StoredChange = {
     resource: resource.name,
     record_id: String(key),
     action,
@@ -104,7 +108,10 @@ export async function appendChange(
     unit_id: scope(entity.unitColumn),
     company_id: scope(entity.tenantColumn),
     changes: JSON.stringify(changes),
-  });
+  };
+  const seq = await adapter.appendChange(db, stored);
+  const snapshot = record === null ? null : JSON.stringify(record);
+  await appendRevision(db, adapter.name, { ...stored, record: snapshot }, seq);
   return {
     seq,
     resource: resource.name,

@@ -47,6 +47,12 @@ export function planWrite(
   payload: Payload,
   stored: StoredDetails,
   adapter: DialectAdapter,
+  /**
+   * A restore (DESIGN.md 3.11): a row whose id is not one of this master's stored rows is one
+   * deleted since the revision, inserted again with its id (ids are never reused: it names that
+   * row and no other).
+   */
+  restoring = false,
 ): WritePlan {
   const details = payload.details.map(({ name, relation, rows }): DetailPlan => {
     const target = relation.target();
@@ -56,6 +62,8 @@ export function planWrite(
       const values = storedValues(target, row.fields, adapter);
       if (row.id === null) return plannedRow(row, null, 'insert', values, null);
       const before = storedRows.get(row.id);
+      if (before === undefined && restoring)
+        return plannedRow(row, null, 'insert', { ...values, [target.primaryKey]: row.id }, null);
       // Another master's row, or no row: DESIGN.md 3.5.
       if (before === undefined)
         return plannedRow(

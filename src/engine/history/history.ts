@@ -1,0 +1,174 @@
+// GET /api/<resource>/<id>/history (DESIGN.md 3.11): the record's revisions, newest first, a
+// page at a time (`before` the last seq of the previous page), within the scope of show: the
+// revisions keep the record's unit and company, so a deleted record's history is scoped too,
+// and a record with no revision in the caller's scope is not found, as show answers it. One
+// statement per page whatever its size (two where a revision still waits for its seq: the
+// numbering runs first, changes/committed.ts).
+import { sql } from 'kysely';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { REVISIONS_TABLE } from '../../database/revision-statements.js';
+import { type ErrorBag, errors } from '../../errors.js';
+import type { Row } from '../../model/entity.js';
+import { parseKey } from '../actions/record-key.js';
+import { feedScopeOf } from '../changes/change-feed.js';
+import { numberCommitted } from '../changes/committed.js';
+import type { EngineContext } from '../context.js';
+import type { Resource } from '../definition/define-resource.js';
+import { type Revision, revisionOf } from './revision.js';
+
+export const DEFAULT_HISTORY_LIMIT = 20;
+export const MAX_HISTORY_LIMIT = 100;
+
+export interface HistoryQuery {
+  /** Only revisions older than the one of this seq (the `next` of the previous page); null: the newest. */
+  readonly before: number | null;
+  readonly limit: number;
+}
+
+export interface HistoryPage {
+  readonly data: readonly Revision[];
+  readonly meta: {
+    readonly before: number | null;
+    readonly next: number | null;
+    readonly has_more: boolean;
+  };
+}
+
+const PAGE = statementSite('history page');
+const ONE = statementSite('one revision');
+const LAST_VERSION = statementSite('last revision version');
+
+function wholeOf(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+/** `before` (absent: the newest) and `limit` (default 20, at most 100); anything else is a 422. */
+export function historyQueryOf(input: Readonly<Record<string, unknown>>): HistoryQuery {
+  const bag: ErrorBag = {};
+  const before = input.before === undefined ? null : wholeOf(input.before);
+  if (input.before !== undefined && (before === null || before < 1))
+    bag.before = ['The before field must be a whole number (a seq, 1 or more).'];
+  const limit = input.limit === undefined ? DEFAULT_HISTORY_LIMIT : wholeOf(input.limit);
+  if (limit === null || limit < 1 || limit > MAX_HISTORY_LIMIT)
+    bag.limit = [`The limit field must be a whole number from 1 to ${MAX_HISTORY_LIMIT}.`];
+  if (Object.keys(bag).length > 0) throw errors.validation(bag);
+  return { before, limit: limit ?? DEFAULT_HISTORY_LIMIT };
+}
+
+function databaseOf(resource: Resource, context: EngineContext) {
+  return resource.entity.storage === 'data' ? context.data : context.system;
+}
+
+/** The record's revisions in the caller's scope, newest first (a record's writes hold its lock: their change ids are in seq order). */
+async function readRevisions(
+  resource: Resource,
+  context: EngineContext,
+  recordId: string,
+  before: number | null,
+  read: number,
+): Promise<Row[]> {
+  const { db } = databaseOf(resource, context);
+  const { unit, company } = feedScopeOf(resource, context.scope);
+  return runCached<Row>(
+    db,
+    [PAGE, unit, company, before !== null, read],
+    () => {
+      let q = db
+        .selectFrom(REVISIONS_TABLE)
+        .selectAll()
+        .where('resource', '=', param('resource'))
+        .where('record_id', '=', param('id'));
+      // Below the change of the revision `before` names: one range of the record's index.
+      if (before !== null)
+        q = q.where(
+          'change_id',
+          '<',
+          db
+            .selectFrom(`${REVISIONS_TABLE} as cursor`)
+            .select('cursor.change_id')
+            .where('cursor.seq', '=', param('before')),
+        );
+      // Literals, as scope.ts writes them: one statement per unit and company.
+      if (unit !== null) q = q.where('unit_id', '=', sql.lit(unit));
+      if (company !== null) q = q.where('company_id', '=', sql.lit(company));
+      return q.orderBy('change_id', 'desc').limit(sql.lit(read)); // MySQL binds no LIMIT
+    },
+    before !== null
+      ? { resource: resource.name, id: recordId, before }
+      : { resource: resource.name, id: recordId },
+  );
+}
+
+export async function readHistory(
+  resource: Resource,
+  context: EngineContext,
+  id: unknown,
+  query: HistoryQuery,
+): Promise<HistoryPage> {
+  const key = parseKey(resource, id);
+  if (key === null) throw errors.resourceNotFound();
+  // A few page sizes, so the statement shapes stay few.
+  let read = 2;
+  while (read < query.limit + 1) read *= 2;
+  let rows = await readRevisions(resource, context, String(key), query.before, read);
+  // Committed revisions whose change still waits for its seq (PostgreSQL, MySQL): number first.
+  if (rows.some((row) => row.seq == null)) {
+    await numberCommitted(databaseOf(resource, context));
+    rows = await readRevisions(resource, context, String(key), query.before, read);
+  }
+  if (rows.length === 0 && query.before === null) throw errors.resourceNotFound();
+  const hasMore = rows.length > query.limit;
+  const data = rows.slice(0, query.limit).map((row) => revisionOf(resource, row));
+  const next = hasMore ? (data[data.length - 1]?.seq ?? null) : null;
+  return { data, meta: { before: query.before, next, has_more: hasMore } };
+}
+
+/** One revision of the record in the caller's scope (stored row), or null. */
+export async function findRevision(
+  resource: Resource,
+  context: EngineContext,
+  key: string | number,
+  seq: number,
+): Promise<Row | null> {
+  const { db } = databaseOf(resource, context);
+  const { unit, company } = feedScopeOf(resource, context.scope);
+  const [row] = await runCached<Row>(
+    db,
+    [ONE, unit, company],
+    () => {
+      let q = db
+        .selectFrom(REVISIONS_TABLE)
+        .selectAll()
+        .where('seq', '=', param('seq'))
+        .where('resource', '=', param('resource'))
+        .where('record_id', '=', param('id'));
+      if (unit !== null) q = q.where('unit_id', '=', sql.lit(unit));
+      if (company !== null) q = q.where('company_id', '=', sql.lit(company));
+      return q;
+    },
+    { seq, resource: resource.name, id: String(key) },
+  );
+  return row ?? null;
+}
+
+/** The highest version the record's revisions name: a record restored after its delete goes on above it. */
+export async function lastVersion(
+  resource: Resource,
+  context: EngineContext,
+  key: string | number,
+): Promise<number> {
+  const { db } = databaseOf(resource, context);
+  const [row] = await runCached<Row>(
+    db,
+    [LAST_VERSION],
+    () =>
+      db
+        .selectFrom(REVISIONS_TABLE)
+        .select((eb) => eb.fn.max('version').as('version'))
+        .where('resource', '=', param('resource'))
+        .where('record_id', '=', param('id')),
+    { resource: resource.name, id: String(key) },
+  );
+  return Number(row?.version ?? 0);
+}

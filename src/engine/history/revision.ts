@@ -1,0 +1,39 @@
+// A revision (DESIGN.md 3.11): a change of one record with the record as show answered it right
+// after that write (null after a delete), read from svc_revisions.
+import type { Row } from '../../model/entity.js';
+import type { Actor, ChangeAction, ChangeSet } from '../changes/change.js';
+import type { Resource } from '../definition/define-resource.js';
+
+export interface Revision {
+  readonly seq: number;
+  readonly version: number | null;
+  readonly action: ChangeAction;
+  readonly at: string;
+  readonly actor: Actor;
+  readonly changes: ChangeSet;
+  readonly record: Row | null;
+}
+
+/** The record a stored revision holds, before projection (null after a delete). */
+export function storedRecordOf(row: Row): Row | null {
+  return row.record == null ? null : (JSON.parse(String(row.record)) as Row);
+}
+
+/** A stored revision as the history answers it: its record projected as show projects it. */
+export function revisionOf(resource: Resource, row: Row): Revision {
+  const integer = (value: unknown) => (value == null ? null : Number(value));
+  const record = storedRecordOf(row);
+  return {
+    seq: Number(row.seq),
+    version: integer(row.version),
+    action: row.action as ChangeAction,
+    at: new Date(Number(row.at)).toISOString(),
+    actor: {
+      user_id: integer(row.user_id),
+      token_id: integer(row.token_id),
+      via: row.via as Actor['via'],
+    },
+    changes: JSON.parse(String(row.changes)) as ChangeSet,
+    record: record === null ? null : resource.show(record),
+  };
+}

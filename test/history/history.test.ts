@@ -1,0 +1,211 @@
+// Issue 35, DESIGN.md 3.11: every write of a record leaves a revision with the record as show
+// answered it; GET /api/<resource>/<id>/history lists them newest first, a page at a time, with
+// show's abilities and scope; POST .../history/<seq>/restore makes the record equal a revision
+// (detail rows with their ids) through the write path, a deleted record included. Through the
+// real server on every engine.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { pruneRevisions } from '../../src/engine/history/retention.js';
+import { bearer, issue } from '../helpers/bearer.js';
+import { assertJson } from '../helpers/http.js';
+import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const PATH = '/api/import-templates';
+
+interface Revision {
+  seq: number;
+  version: number | null;
+  action: string;
+  at: string;
+  actor: { user_id: number | null; token_id: number | null; via: string };
+  changes: Record<string, unknown>;
+  record: Record<string, unknown> | null;
+}
+
+async function history(server: TestServer, id: number, query = ''): Promise<Revision[]> {
+  const reply = await server.get(`${PATH}/${id}/history${query}`);
+  assertJson(reply, 200);
+  return reply.body.data as Revision[];
+}
+
+describe('the history of a record and its restore (issue 35, DESIGN.md 3.11)', () => {
+  let server: TestServer;
+  let g1: number;
+  let g2: number;
+  let alice: number;
+
+  before(async () => {
+    server = await startTestServer();
+    const { db } = server.service.database;
+    [g1, g2] = (await seedGroups(db, ['g1', 'g2'])) as [number, number];
+    [alice] = (await seedUsers(db, ['alice'])) as [number];
+  });
+  after(() => server?.close());
+
+  it('each write leaves a revision, newest first, with the record as show answered it right after the write (null after a delete)', async () => {
+    const created = await server.post(PATH, templatePayload({ groups: [{ group_id: g1 }] }));
+    assertJson(created, 201);
+    const id = created.body.id as number;
+    const updated = await server.patch(`${PATH}/${id}`, {
+      title: 'Second',
+      users: [{ user_id: alice }],
+    });
+    assertJson(updated, 200);
+    assertJson(await server.delete(`${PATH}/${id}`), 200);
+    const [d, u, c, ...rest] = await history(server, id);
+    assert.deepEqual(rest, []);
+    assert.ok(c && u && d);
+    assert.deepEqual([c.action, u.action, d.action], ['created', 'updated', 'deleted']);
+    assert.ok(c.seq < u.seq && u.seq < d.seq);
+    assert.deepStrictEqual(c.record, created.body);
+    assert.deepStrictEqual(u.record, updated.body);
+    assert.equal(d.record, null);
+    assert.deepEqual([c.version, u.version, d.version], [1, 2, null]);
+    assert.deepEqual(u.changes, {
+      fields: { title: 'Second', updated_at: updated.body.updated_at },
+      users: { created: updated.body.users, updated: [], deleted: [] },
+    });
+    assert.deepEqual(u.actor, { user_id: 1, token_id: 1, via: 'bearer' });
+  });
+
+  it('the history is paged newest first by `before`, and answers 404 for a record that never existed', async () => {
+    const created = await server.post(PATH, templatePayload());
+    const id = created.body.id as number;
+    for (let i = 0; i < 4; i++)
+      assertJson(await server.patch(`${PATH}/${id}`, { title: `T${i}` }), 200);
+    const all = await history(server, id);
+    assert.equal(all.length, 5);
+    const first = await server.get(`${PATH}/${id}/history?limit=2`);
+    assertJson(first, 200);
+    assert.deepEqual(first.body.meta, { before: null, next: all[1]?.seq, has_more: true });
+    const second = await server.get(`${PATH}/${id}/history?limit=2&before=${first.body.meta.next}`);
+    const third = await server.get(`${PATH}/${id}/history?limit=2&before=${second.body.meta.next}`);
+    assert.deepEqual(
+      [...first.body.data, ...second.body.data, ...third.body.data].map((r: Revision) => r.seq),
+      all.map((r) => r.seq),
+    );
+    assert.deepEqual(third.body.meta, {
+      before: second.body.meta.next,
+      next: null,
+      has_more: false,
+    });
+    assertJson(await server.get(`${PATH}/999999/history`), 404, { error: 'Resource not found' });
+    const bad = await server.get(`${PATH}/${id}/history?limit=0`);
+    assertJson(bad, 422);
+  });
+
+  it('the history needs the read ability, as show does', async () => {
+    const created = await server.post(PATH, templatePayload());
+    const { token } = await issue(server, { abilities: ['import-templates.write'] });
+    const reply = await server.get(`${PATH}/${created.body.id}/history`, {
+      headers: bearer(token),
+    });
+    assert.equal(reply.status, 403);
+  });
+
+  it('a restore makes the record equal the revision: master fields, and detail rows deleted since come back with their ids while rows added since are deleted', async () => {
+    const created = await server.post(
+      PATH,
+      templatePayload({ title: 'Before', groups: [{ group_id: g1 }, { group_id: g2 }] }),
+    );
+    const id = created.body.id as number;
+    const [kept] = created.body.groups as Array<{ id: number }>;
+    const changed = await server.patch(`${PATH}/${id}`, {
+      title: 'After',
+      groups: [{ id: kept?.id, group_id: g2 }, { group_id: g1 }],
+    });
+    assertJson(changed, 200);
+    const [, first] = await history(server, id);
+    assert.ok(first);
+    const restored = await server.post(`${PATH}/${id}/history/${first.seq}/restore`, {});
+    assertJson(restored, 200);
+    const shown = await server.get(`${PATH}/${id}`);
+    const { updated_at, ...rest } = shown.body;
+    const { updated_at: _was, ...expected } = created.body;
+    assert.deepStrictEqual(rest, expected);
+    assert.deepStrictEqual(restored.body, shown.body);
+    const [latest] = await history(server, id);
+    assert.equal(latest?.action, 'updated');
+    assert.deepStrictEqual(latest?.record, shown.body);
+  });
+
+  it('a deleted record is restored with its id, its detail rows with theirs', async () => {
+    const created = await server.post(
+      PATH,
+      templatePayload({ title: 'Gone', groups: [{ group_id: g1 }], users: [{ user_id: alice }] }),
+    );
+    const id = created.body.id as number;
+    assertJson(await server.delete(`${PATH}/${id}`), 200);
+    const [deleted, made] = await history(server, id);
+    assert.ok(deleted && made);
+    const restored = await server.post(`${PATH}/${id}/history/${made.seq}/restore`, {});
+    assertJson(restored, 201);
+    const shown = await server.get(`${PATH}/${id}`);
+    assertJson(shown, 200);
+    const { updated_at, ...rest } = shown.body;
+    const { updated_at: _was, ...expected } = created.body;
+    assert.deepStrictEqual(rest, expected);
+    const [latest] = await history(server, id);
+    assert.equal(latest?.action, 'created');
+    assert.ok((latest?.version ?? 0) > 1, 'the version goes on above every earlier one');
+    const restoreDelete = await server.post(`${PATH}/${id}/history/${deleted.seq}/restore`, {});
+    assertJson(restoreDelete, 422);
+  });
+
+  it('a revision that no longer validates answers 422 and changes nothing', async () => {
+    const [g3] = (await seedGroups(server.service.database.db, ['g3'])) as [number];
+    const created = await server.post(PATH, templatePayload({ groups: [{ group_id: g3 }] }));
+    const id = created.body.id as number;
+    assertJson(await server.patch(`${PATH}/${id}`, { groups: [] }), 200);
+    await server.service.database.db.deleteFrom('groups').where('id', '=', g3).execute();
+    const [, first] = await history(server, id);
+    const before = await history(server, id);
+    const reply = await server.post(`${PATH}/${id}/history/${first?.seq}/restore`, {});
+    assertJson(reply, 422);
+    assert.ok('groups.0.group_id' in reply.body.errors, JSON.stringify(reply.body));
+    assert.deepEqual(await history(server, id), before);
+  });
+
+  it('a restore honours If-Match: a stale ETag answers 412 and changes nothing', async () => {
+    const created = await server.post(PATH, templatePayload());
+    const id = created.body.id as number;
+    const stale = created.headers.get('etag') ?? '';
+    assertJson(await server.patch(`${PATH}/${id}`, { title: 'Moved on' }), 200);
+    const [, first] = await history(server, id);
+    const reply = await server.post(
+      `${PATH}/${id}/history/${first?.seq}/restore`,
+      {},
+      {
+        headers: { 'if-match': stale },
+      },
+    );
+    assert.equal(reply.status, 412);
+    assert.equal((await server.get(`${PATH}/${id}`)).body.title, 'Moved on');
+  });
+});
+
+describe('history retention (HISTORY_RETENTION_DAYS, DESIGN.md 3.11)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server?.close());
+
+  it('revisions older than the retention are pruned oldest first in batches, the newer ones kept', async () => {
+    const old = (await server.post(PATH, templatePayload())).body.id as number;
+    for (const title of ['A', 'B']) await server.patch(`${PATH}/${old}`, { title });
+    const kept = (await server.post(PATH, templatePayload())).body.id as number;
+    const { db } = server.service.database;
+    const day = 24 * 60 * 60 * 1000;
+    await db
+      .updateTable('svc_revisions')
+      .set({ at: Date.now() - 400 * day })
+      .where('record_id', '=', String(old))
+      .execute();
+    const pruned = await pruneRevisions(server.service.database, Date.now() - 365 * day, 2);
+    assert.equal(pruned, 3);
+    assertJson(await server.get(`${PATH}/${old}/history`), 404);
+    assert.equal((await history(server, kept)).length, 1);
+  });
+});
