@@ -31,6 +31,7 @@ const NOTIFICATIONS = '^src/notifications/';
 const REALTIME = '^src/realtime/';
 const SCOPED_CHANNELS = '^src/realtime/scoped-channels[.]ts$';
 const LIVE = '^src/live/';
+const WEBHOOKS = '^src/webhooks/';
 const BROADCASTER = '^src/realtime/broadcaster[.]ts$';
 const OPENAPI = '^src/openapi/';
 const APP = '^src/app/';
@@ -52,6 +53,7 @@ const KNOWN = [
   NOTIFICATIONS,
   REALTIME,
   LIVE,
+  WEBHOOKS,
   OPENAPI,
   APP,
   HTTP,
@@ -233,6 +235,13 @@ module.exports = {
         'one narrow interface realtime/scoped-channels.ts.',
     ),
     onlyImports(
+      'webhooks-imports-only-kernel-and-below',
+      WEBHOOKS,
+      [...BELOW_FEATURES, WEBHOOKS],
+      'webhooks/ -> another feature, app/, http/, cli/ or the composition root: deliveries ' +
+        "follow the engine's change log; the routes and databases are handed to them.",
+    ),
+    onlyImports(
       'openapi-imports-only-engine-kernel-and-below',
       OPENAPI,
       [...BELOW_FEATURES, OPENAPI],
@@ -243,7 +252,7 @@ module.exports = {
     onlyImports(
       'app-imports-no-wiring',
       APP,
-      [...BELOW_FEATURES, AUTH, NOTIFICATIONS, APP],
+      [...BELOW_FEATURES, AUTH, NOTIFICATIONS, WEBHOOKS, APP],
       'app/ -> realtime/, driver/, http/, cli/ or the composition root: the concrete service ' +
         'defines entities and resources on the engine (with auth abilities and notifications); ' +
         'the wiring imports it, not the other way round.',

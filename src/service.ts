@@ -2,6 +2,7 @@
 // the service's routes.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { bootstrap } from './app/bootstrap.js';
+import { webhooks } from './app/resources/webhooks.js';
 import { grantableAbilities, serviceRoutes } from './app/routes.js';
 import { type Clock, FailureLimiter } from './auth/failure-limiter.js';
 import { apiGuard, sessionGuard } from './auth/guards.js';
@@ -16,9 +17,11 @@ import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
 import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
+import { show } from './engine/actions/show.js';
 import { keepChanges, refreshKnownSeq } from './engine/changes/retention.js';
 import { keepRevisions } from './engine/history/retention.js';
 import type { ResourceRoute } from './engine/routes.js';
+import { errors } from './errors.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
 import { buildApp } from './http/build-app.js';
 import { registerDescriptionRoutes } from './http/description-routes.js';
@@ -34,6 +37,7 @@ import { NotificationSender } from './notifications/notification-sender.js';
 import { installRealtime } from './realtime/install-realtime.js';
 import type { PusherServer } from './realtime/pusher-server.js';
 import { openSharedState } from './shared-state.js';
+import { installWebhooks } from './webhooks/install-webhooks.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -233,6 +237,22 @@ export async function startService(config: Config, options: ServiceOptions = {})
         sender: notifications,
         inbox,
         middleware: (spec) => middleware.resolve(spec),
+      });
+      const contextOf = engineContextOf(database);
+      installWebhooks(app, {
+        system: database,
+        routes: resources,
+        databases: unitDatabases.keyed(),
+        settings: config.webhooks,
+        middleware: (spec) => middleware.resolve(spec),
+        // As the resource's show and update would answer: its admin check, then its scope.
+        endpointOf: async (request, action, id) => {
+          const context = contextOf(request);
+          if (webhooks.authorize && !(await webhooks.authorize(action, context)))
+            throw errors.unauthorized();
+          await show(webhooks, context, id);
+        },
+        clock,
       });
       if (driver)
         registerDriverRoutes(app, {

@@ -2,9 +2,11 @@
 import { declaredAbilities } from '../auth/abilities.js';
 import type { ResourceRoute } from '../engine/routes.js';
 import { SEND_NOTIFICATIONS_MIDDLEWARE } from '../notifications/notification-routes.js';
+import { declareWebhookResources } from './entities/webhook.js';
 import { companies, groups, units, users } from './resources/administration.js';
 import { importTemplateLogs } from './resources/import-template-logs.js';
 import { importTemplates } from './resources/import-templates.js';
+import { webhooks } from './resources/webhooks.js';
 
 /** Read = list and show, write = create, update, delete, each behind its ability. */
 function guarded(name: string): NonNullable<ResourceRoute['middleware']> {
@@ -34,7 +36,16 @@ export const serviceRoutes: readonly ResourceRoute[] = [
   },
   { path: '/api/units', parameter: 'unit', resource: units, middleware: guarded('units') },
   { path: '/api/groups', parameter: 'group', resource: groups, middleware: guarded('groups') },
+  {
+    path: '/api/webhooks',
+    parameter: 'webhook',
+    resource: webhooks,
+    middleware: guarded('webhooks'),
+  },
 ];
+
+// An endpoint's events name these resources' changes.
+declareWebhookResources(serviceRoutes.map((route) => route.resource.name));
 
 /** Middleware of the service's routes outside the resource engine (POST /api/notifications). */
 export const otherRouteMiddleware: readonly string[] = [SEND_NOTIFICATIONS_MIDDLEWARE];

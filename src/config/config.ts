@@ -60,6 +60,21 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** REDIS_URL: state shared by several instances (sessions, failure counters, nonces, fan-out); null keeps it local. */
   readonly redis: RedisConfig | null;
+  /** Webhook deliveries (DESIGN.md 3.10). */
+  readonly webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** WEBHOOKS_ALLOW_PRIVATE: deliver to loopback, private and link-local addresses too. */
+  readonly allowPrivate: boolean;
+  /** WEBHOOKS_RETRY_FOR_SECONDS: how long after its first attempt a delivery is retried. */
+  readonly retryForSeconds: number;
+  /** WEBHOOKS_RETRY_BASE_MS: the first retry's delay; each later one doubles. */
+  readonly retryBaseMs: number;
+  /** WEBHOOKS_RETRY_MAX_MS: the longest delay between two attempts. */
+  readonly retryMaxMs: number;
+  /** WEBHOOKS_POLL_MS: how often each instance looks for new changes and due retries unprompted. */
+  readonly pollMs: number;
 }
 
 export interface RedisConfig {
@@ -315,6 +330,13 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyKeyTtlSeconds: int(env, 'IDEMPOTENCY_KEY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     changesRetentionDays: int(env, 'CHANGES_RETENTION_DAYS', 30, 1, 3650),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 365, 1, 36500),
+    webhooks: Object.freeze({
+      allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+      retryForSeconds: int(env, 'WEBHOOKS_RETRY_FOR_SECONDS', 86_400, 1, 30 * 86_400),
+      retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 10, 3_600_000),
+      retryMaxMs: int(env, 'WEBHOOKS_RETRY_MAX_MS', 3_600_000, 10, 24 * 3_600_000),
+      pollMs: int(env, 'WEBHOOKS_POLL_MS', 1_000, 50, 60_000),
+    }),
     sqlite: Object.freeze({
       synchronous: synchronous as Config['sqlite']['synchronous'],
       // KiB of page cache per connection (negative in PRAGMA terms); 64 MB keeps a 100k dataset hot.

@@ -12,6 +12,7 @@ import * as data0007 from './migrations/data/0007-changes.js';
 import * as data0008 from './migrations/data/0008-revisions.js';
 import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
+import * as system0003 from './migrations/system/0003-webhooks.js';
 
 export type MigrationSet = 'system' | 'data';
 
@@ -19,7 +20,11 @@ export type MigrationSet = 'system' | 'data';
 export const MIGRATION_SETS: readonly MigrationSet[] = ['system', 'data'];
 
 const SETS: Record<MigrationSet, Record<string, Migration>> = {
-  system: { '0001-identities': system0001, '0002-sessions-notifications': system0002 },
+  system: {
+    '0001-identities': system0001,
+    '0002-sessions-notifications': system0002,
+    '0003-webhooks': system0003,
+  },
   data: {
     '0001-import-templates': data0001,
     '0002-covering-indexes': data0002,

@@ -11,7 +11,8 @@ type SimpleName =
   | 'array'
   | 'json'
   | 'email'
-  | 'date';
+  | 'date'
+  | 'url';
 
 /** Rules that only test the value itself. */
 export type PureRule =
@@ -71,6 +72,7 @@ const SIMPLE: readonly string[] = [
   'json',
   'email',
   'date',
+  'url',
 ] satisfies SimpleName[];
 // nullable is accepted for Laravel compatibility; null already skips non-required rules here.
 const MODIFIERS: readonly string[] = ['required', 'nullable', 'sometimes'] satisfies Modifier[];

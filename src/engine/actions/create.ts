@@ -73,8 +73,10 @@ export async function create(
       id,
       check,
     );
+    const shown = resource.show(found?.record ?? {});
+    const once = await resource.answerOnCreate?.(connections[entity.storage], id);
     const answer = {
-      body: resource.show(found?.record ?? {}),
+      body: once ? { ...shown, ...once } : shown,
       etag: found ? rowTag(entity, found.row) : null,
     };
     await options.beforeCommit?.(connections, answer);

@@ -63,6 +63,8 @@ export interface Resource {
   readonly authorize:
     | ((action: Action, request: AuthorizationRequest) => boolean | Promise<boolean>)
     | null;
+  /** ResourceConfig.answerOnCreate, or null. */
+  readonly answerOnCreate: ResourceConfig['answerOnCreate'] | null;
   /** ResourceConfig.afterUpdate, or null. */
   readonly afterUpdate: ResourceConfig['afterUpdate'] | null;
   /** ResourceConfig.openLookups. */
@@ -221,6 +223,7 @@ export function defineResource(config: ResourceConfig): Resource {
     authorize: config.authorize ?? null,
     openLookups: config.openLookups ?? false,
     afterUpdate: config.afterUpdate ?? null,
+    answerOnCreate: config.answerOnCreate ?? null,
     listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);

@@ -1,5 +1,6 @@
 // The resource configuration of SPEC.md 2.1: every setting, with its default.
 
+import type { Db } from '../../database/db.js';
 import type { Entity, Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
 import type { CountStrategy } from '../query/count.js';
@@ -93,6 +94,12 @@ export interface ResourceConfig {
     columns: ReadonlySet<string>,
     context: UpdateEffects,
   ) => Promise<void>;
+  /**
+   * Runs in a create's transaction after its insert, on the record's database: the fields it
+   * answers are added to that create's answer only, never stored answers of show or list (a
+   * generated secret, shown once).
+   */
+  readonly answerOnCreate?: (db: Db, id: string | number) => Promise<Row>;
   /** Optional authorization check: false answers 403 before the action runs. */
   readonly authorize?: (
     action: Action,

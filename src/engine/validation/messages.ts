@@ -30,6 +30,7 @@ export const MESSAGES = {
   in: 'The selected :attribute is invalid.',
   email: 'The :attribute field must be a valid email address.',
   date: 'The :attribute field must be a valid date.',
+  url: 'The :attribute field must be an http or https URL.',
   exists: 'The selected :attribute is invalid.',
   unique: 'The :attribute has already been taken.',
 } as const satisfies Record<Exclude<CheckRule['name'], 'max' | 'min'>, string>;

@@ -194,6 +194,8 @@ function passes(rule: PureRule, value: unknown, field: FieldRules): boolean {
       return typeof value === 'string' && EMAIL.test(value);
     case 'date':
       return isDate(value);
+    case 'url':
+      return typeof value === 'string' && isHttpUrl(value);
     case 'in': {
       const items = Array.isArray(value) ? value : [value];
       return items.every((v) => isScalar(v) && rule.values.includes(String(v)));
@@ -202,6 +204,16 @@ function passes(rule: PureRule, value: unknown, field: FieldRules): boolean {
       return sizeOf(value, field) <= rule.limit;
     case 'min':
       return sizeOf(value, field) >= rule.limit;
+  }
+}
+
+/** An absolute http or https URL (a webhook's target). */
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(value);
+    return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+  } catch {
+    return false;
   }
 }
 

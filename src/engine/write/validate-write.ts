@@ -3,6 +3,7 @@
 // and kept to the caller's scope. Errors in order: wrong shapes, rules, refused row ids.
 
 import { type ErrorBag, errors } from '../../errors.js';
+import { readCasts } from '../../model/casts.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
@@ -10,6 +11,14 @@ import type { Resource } from '../definition/define-resource.js';
 import { databaseLookup } from '../validation/database-lookup.js';
 import { type ValidationUnit, validateAll } from '../validation/validator.js';
 import type { WritePlan } from './write-plan.js';
+
+/** A stored row as a payload sends it: a JSON column's text parsed (an `array` rule holds). */
+function asSent(resource: Resource, stored: Row | null): Row {
+  const row = { ...(stored ?? {}) };
+  for (const [column, cast] of Object.entries(resource.entity.casts))
+    if (cast === 'json' && column in row) row[column] = readCasts.json(row[column]);
+  return row;
+}
 
 export async function validateWrite(
   connections: Connections,
@@ -22,7 +31,7 @@ export async function validateWrite(
   const { entity } = resource;
   const units: ValidationUnit[] = [];
   if (entity.rules) {
-    const data = { ...(existing ?? {}), ...plan.master };
+    const data = { ...asSent(resource, existing), ...plan.master };
     units.push({ data, rules: entity.rules(masterId, data) });
   }
   for (const { name, relation, target, rows } of plan.details) {

@@ -1,0 +1,246 @@
+// The deliveries outbox (DESIGN.md 3.10), in the main database: each database's change log is
+// turned into one delivery per change and subscribed endpoint (fanOut, under that database's
+// cursor row, so with several instances a change becomes deliveries once), then deliveries are
+// claimed with a lease (claimDue: PostgreSQL and MariaDB `FOR UPDATE SKIP LOCKED`, SQLite its
+// single write lock), sent, and their outcome recorded against the lease (settle). A worker
+// killed after its claim leaves a lease that runs out: the delivery is claimed again.
+// Per endpoint only the oldest pending delivery is ever claimed: deliveries go out in order.
+import { randomUUID } from 'node:crypto';
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { Database } from '../database/database.js';
+import type { Db } from '../database/db.js';
+import { changeOf } from '../engine/changes/change.js';
+import { readTail } from '../engine/changes/change-tail.js';
+import { refreshKnownSeq } from '../engine/changes/retention.js';
+import type { Row } from '../model/entity.js';
+import { subscribes } from './webhook-events.js';
+
+export const DELIVERIES = 'webhook_deliveries';
+const CURSORS = 'webhook_cursors';
+/** How long a claim holds a delivery: past the attempt's time limit, with room. */
+export const LEASE_MS = 30_000;
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'dead';
+
+export interface ClaimedDelivery {
+  readonly id: number;
+  readonly webhookId: number;
+  readonly payload: string;
+  readonly firstAttemptAt: number;
+  readonly attempts: number;
+  readonly leaseToken: string;
+  readonly url: string;
+  readonly secret: string;
+}
+
+const lockingReads = (db: Database) => db.adapter.name !== 'sqlite';
+
+/**
+ * Turns the changes of `source` (named `key`) after this database's cursor into deliveries for
+ * the active endpoints that subscribe to them (in isolation, only of the change's company);
+ * answers how many changes it read. The first time, the cursor starts at the log's end.
+ */
+export async function fanOut(
+  system: Database,
+  key: string,
+  source: Database,
+  integerKey: (resource: string) => boolean,
+  now: number,
+): Promise<number> {
+  const [cursor] = await system.db
+    .selectFrom(CURSORS)
+    .select('seq')
+    .where('db', '=', key)
+    .execute();
+  if (!cursor) {
+    const last = await refreshKnownSeq(source);
+    await system.db
+      .insertInto(CURSORS)
+      .values({ db: key, seq: last })
+      .execute()
+      // Another instance started the cursor first.
+      .catch(() => undefined);
+    return 0;
+  }
+  const from = Number(cursor.seq);
+  const changes = await readTail(source, from);
+  const last = changes[changes.length - 1];
+  if (!last) return 0;
+  await system.transaction(async (trx) => {
+    let locked = trx.selectFrom(CURSORS).select('seq').where('db', '=', key);
+    if (lockingReads(system)) locked = locked.forUpdate();
+    const [held] = await locked.execute();
+    // Another instance has moved it meanwhile: its deliveries stand, this read is dropped.
+    if (Number(held?.seq) !== from) return;
+    const endpoints = await trx
+      .selectFrom('webhooks')
+      .select(['id', 'events', 'company_id'])
+      .where('active', '=', 'Y')
+      .where('secret', 'is not', null)
+      .execute();
+    const subscribed = endpoints.map((e) => ({
+      id: Number(e.id),
+      company: e.company_id == null ? null : Number(e.company_id),
+      events: eventsOf(e.events),
+    }));
+    const rows: Row[] = [];
+    for (const row of changes) {
+      const resource = String(row.resource);
+      const action = String(row.action);
+      const company = row.company_id == null ? null : Number(row.company_id);
+      const receivers = subscribed.filter(
+        (e) =>
+          (e.company === null || e.company === company) && subscribes(e.events, resource, action),
+      );
+      if (receivers.length === 0) continue;
+      const change = changeOf(row, integerKey(resource));
+      const payload = JSON.stringify({
+        type: `${resource}.${action}`,
+        timestamp: change.at,
+        data: change,
+      });
+      for (const endpoint of receivers)
+        rows.push({
+          webhook_id: endpoint.id,
+          db: key,
+          seq: change.seq,
+          event: `${resource}.${action}`,
+          payload,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        });
+    }
+    for (let i = 0; i < rows.length; i += 100)
+      await trx
+        .insertInto(DELIVERIES)
+        .values(rows.slice(i, i + 100))
+        .execute();
+    await trx
+      .updateTable(CURSORS)
+      .set({ seq: Number(last.seq) })
+      .where('db', '=', key)
+      .execute();
+  });
+  return changes.length;
+}
+
+function eventsOf(value: unknown): string[] {
+  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return Array.isArray(parsed) ? parsed.map(String) : [];
+}
+
+/**
+ * Claims up to `limit` due deliveries, each the oldest pending one of its endpoint, for LEASE_MS: they are
+ * this worker's until it settles them or the lease runs out. Counts the attempt at the claim,
+ * so one cut short by a kill still counts.
+ */
+export async function claimDue(
+  system: Database,
+  now: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const leaseToken = randomUUID();
+  const claimed = await system.transaction(async (trx) => {
+    let due = trx
+      .selectFrom(`${DELIVERIES} as d`)
+      .select(['d.id', 'd.webhook_id', 'd.payload', 'd.attempts', 'd.first_attempt_at'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', now)]))
+      .where(
+        ({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom(`${DELIVERIES} as e`)
+                .select(sql.lit(1).as('one'))
+                .whereRef('e.webhook_id', '=', 'd.webhook_id')
+                .where('e.status', '=', 'pending')
+                .whereRef('e.id', '<', 'd.id'),
+            ),
+          ) as Expression<SqlBool>,
+      )
+      .orderBy('d.id')
+      .limit(sql.lit(Math.trunc(limit)));
+    if (lockingReads(system)) due = due.forUpdate().skipLocked();
+    const rows = await due.execute();
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => Number(r.id));
+    await trx
+      .updateTable(DELIVERIES)
+      .set({
+        lease_until: now + LEASE_MS,
+        lease_token: leaseToken,
+        attempts: sql`attempts + 1`,
+        first_attempt_at: sql`coalesce(first_attempt_at, ${now})`,
+        updated_at: now,
+      })
+      .where('id', 'in', ids)
+      .execute();
+    return rows;
+  });
+  if (claimed.length === 0) return [];
+  const endpoints = await endpointsOf(
+    system.db,
+    claimed.map((r) => Number(r.webhook_id)),
+  );
+  return claimed.flatMap((row) => {
+    const endpoint = endpoints.get(Number(row.webhook_id));
+    if (!endpoint) return [];
+    return [
+      {
+        id: Number(row.id),
+        webhookId: Number(row.webhook_id),
+        payload: String(row.payload),
+        firstAttemptAt: row.first_attempt_at == null ? now : Number(row.first_attempt_at),
+        attempts: Number(row.attempts) + 1,
+        leaseToken,
+        url: endpoint.url,
+        secret: endpoint.secret,
+      },
+    ];
+  });
+}
+
+async function endpointsOf(db: Db, ids: number[]) {
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['id', 'url', 'secret'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), { url: String(r.url), secret: String(r.secret) }]));
+}
+
+export interface Settlement {
+  readonly status: DeliveryStatus;
+  readonly nextAttemptAt: number;
+  readonly lastStatus: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+}
+
+/** Records an attempt's outcome, if the claim is still this worker's (its lease token). */
+export async function settle(
+  system: Database,
+  delivery: ClaimedDelivery,
+  outcome: Settlement,
+  now: number,
+): Promise<void> {
+  await system.db
+    .updateTable(DELIVERIES)
+    .set({
+      status: outcome.status,
+      next_attempt_at: outcome.nextAttemptAt,
+      lease_until: null,
+      lease_token: null,
+      last_status: outcome.lastStatus,
+      last_duration_ms: outcome.durationMs,
+      last_error: outcome.error?.slice(0, 300) ?? null,
+      updated_at: now,
+    })
+    .where('id', '=', delivery.id)
+    .where('lease_token', '=', delivery.leaseToken)
+    .execute();
+}

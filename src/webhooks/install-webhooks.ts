@@ -1,0 +1,31 @@
+// Webhooks wired into an app (DESIGN.md 3.10): the operators' routes, and the delivery worker
+// from the app's start to its close.
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../database/database.js';
+import type { ResourceRoute } from '../engine/routes.js';
+import { registerWebhookRoutes, type WebhookRouteOptions } from './webhook-routes.js';
+import { type WebhookSettings, WebhookWorker } from './webhook-worker.js';
+
+export interface WebhookOptions extends Omit<WebhookRouteOptions, 'replayed'> {
+  readonly routes: readonly ResourceRoute[];
+  /** Every database of records once, each with its name ('' the main one). */
+  readonly databases: ReadonlyArray<{ readonly key: string; readonly database: Database }>;
+  readonly settings: WebhookSettings;
+}
+
+export function installWebhooks(app: FastifyInstance, options: WebhookOptions): void {
+  const integerKeys = new Set(
+    options.routes.filter((r) => r.resource.keyIsInteger).map((r) => r.resource.name),
+  );
+  const worker = new WebhookWorker({
+    system: options.system,
+    databases: options.databases,
+    integerKey: (resource) => integerKeys.has(resource),
+    settings: options.settings,
+    log: app.log,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  registerWebhookRoutes(app, { ...options, replayed: () => worker.wake() });
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('preClose', async () => worker.stop());
+}

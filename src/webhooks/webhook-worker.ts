@@ -1,0 +1,141 @@
+// The delivery worker of an instance (DESIGN.md 3.10): turns every database's new changes into
+// deliveries and sends the due ones. Woken by this process's commits at once, and every
+// WEBHOOKS_POLL_MS for the rest (another instance's or a CLI command's commits, retries come
+// due, a claim whose worker died). Nothing a write does waits for it: a write's listener only
+// wakes it, and a slow receiver holds only its own delivery.
+import type { WebhookConfig } from '../config/config.js';
+import type { Database } from '../database/database.js';
+import { numberCommitted, onChangesCommitted } from '../engine/changes/committed.js';
+import type { WarnLog } from '../support/warn-log.js';
+import {
+  type ClaimedDelivery,
+  claimDue,
+  fanOut,
+  type Settlement,
+  settle,
+} from './delivery-store.js';
+import { postWebhook } from './webhook-post.js';
+
+/** config.webhooks (config/config.ts WebhookConfig). */
+export type WebhookSettings = WebhookConfig;
+
+export interface WebhookWorkerOptions {
+  readonly system: Database;
+  /** Every database of records once, with its name ('' the main one). */
+  readonly databases: ReadonlyArray<{ readonly key: string; readonly database: Database }>;
+  readonly integerKey: (resource: string) => boolean;
+  readonly settings: WebhookSettings;
+  readonly log: WarnLog;
+  readonly clock?: () => number;
+}
+
+/** The delay before attempt `attempts + 1`: exponential, capped, with jitter (half to whole). */
+export function retryDelay(settings: WebhookSettings, attempts: number, random = Math.random()) {
+  const exponential = settings.retryBaseMs * 2 ** Math.min(attempts - 1, 30);
+  const capped = Math.min(exponential, settings.retryMaxMs);
+  return Math.round(capped / 2 + (capped / 2) * random);
+}
+
+/** Attempts under way at most per instance (each to another endpoint). */
+const MAX_IN_FLIGHT = 32;
+
+export class WebhookWorker {
+  private running: Promise<void> | null = null;
+  private inFlight = 0;
+  private again = false;
+  private catchUp = false;
+  private stopped = false;
+  private readonly stops: Array<() => void> = [];
+  private readonly clock: () => number;
+
+  constructor(private readonly options: WebhookWorkerOptions) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  start(): void {
+    for (const { database } of this.options.databases)
+      this.stops.push(onChangesCommitted(database, () => this.wake()));
+    const timer = setInterval(() => this.wake(true), this.options.settings.pollMs);
+    timer.unref();
+    this.stops.push(() => clearInterval(timer));
+    this.wake(true);
+  }
+
+  /** Stops waking; resolves once the pass under way has ended (attempts under way are let go). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const stop of this.stops.splice(0)) stop();
+    await this.running;
+  }
+
+  /** Runs a pass now, or once more after the one under way: a wake is never dropped. */
+  wake(catchUp = false): void {
+    if (this.stopped) return;
+    this.catchUp ||= catchUp;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        const catchUp = this.catchUp;
+        this.catchUp = false;
+        await this.pass(catchUp);
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async pass(catchUp: boolean): Promise<void> {
+    const { system, databases, integerKey, log } = this.options;
+    try {
+      for (const { key, database } of databases) {
+        // A change a killed writer committed but did not number gets its seq first.
+        if (catchUp) await numberCommitted(database);
+        while ((await fanOut(system, key, database, integerKey, this.clock())) > 0);
+      }
+      const room = MAX_IN_FLIGHT - this.inFlight;
+      if (room <= 0) return;
+      // Not awaited: each attempt wakes the worker when it ends, for what came due meanwhile.
+      for (const delivery of await claimDue(system, this.clock(), room)) {
+        this.inFlight += 1;
+        void this.attempt(delivery)
+          .catch((error: unknown) => log.warn({ err: error }, 'A webhook attempt failed.'))
+          .finally(() => {
+            this.inFlight -= 1;
+            this.wake();
+          });
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'Delivering webhooks failed; trying again shortly.');
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { settings, system, log } = this.options;
+    const outcome = await postWebhook(
+      {
+        url: delivery.url,
+        secret: delivery.secret,
+        id: `msg_${delivery.id}`,
+        body: delivery.payload,
+      },
+      settings.allowPrivate,
+    );
+    const now = this.clock();
+    const expired = now - delivery.firstAttemptAt >= settings.retryForSeconds * 1000;
+    const settlement: Settlement = {
+      status: outcome.ok ? 'succeeded' : expired ? 'dead' : 'pending',
+      nextAttemptAt: outcome.ok || expired ? now : now + retryDelay(settings, delivery.attempts),
+      lastStatus: outcome.status,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+    };
+    // Unrecorded, the lease runs out and the delivery is attempted again.
+    await settle(system, delivery, settlement, now).catch((error: unknown) => {
+      if (!this.stopped) log.warn({ err: error }, 'Recording a webhook delivery failed.');
+    });
+  }
+}

@@ -1,0 +1,242 @@
+// Issue 34, DESIGN.md 3.10: webhook endpoints as the admin-only resource /api/webhooks, and the
+// deliveries of the change log to them: signed per Standard Webhooks (verified with the
+// `standardwebhooks` package as a receiver would), retried until the receiver is back, in seq
+// order, dead after the retry window and replayed; a private target refused without
+// WEBHOOKS_ALLOW_PRIVATE. Through the real server and a real local receiver, on every engine.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { assertJson } from '../helpers/http.js';
+import { templatePayload } from '../helpers/seed.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const FAST_RETRIES = {
+  WEBHOOKS_ALLOW_PRIVATE: 'true',
+  WEBHOOKS_RETRY_BASE_MS: '50',
+  WEBHOOKS_RETRY_MAX_MS: '200',
+  WEBHOOKS_POLL_MS: '100',
+};
+
+interface Delivery {
+  id: number;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+}
+
+async function createEndpoint(server: TestServer, url: string, events: string[] = ['*']) {
+  const reply = await server.post('/api/webhooks', { url, events, description: 'test' });
+  assertJson(reply, 201);
+  return reply.body as { id: number; secret: string };
+}
+
+async function deliveries(server: TestServer, id: number, query = ''): Promise<Delivery[]> {
+  const reply = await server.get(`/api/webhooks/${id}/deliveries${query}`);
+  assertJson(reply, 200);
+  return reply.body.data as Delivery[];
+}
+
+/** Polls the deliveries of `id` until `done` holds of them. */
+async function until(server: TestServer, id: number, done: (list: Delivery[]) => boolean) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const list = await deliveries(server, id);
+    if (done(list)) return list;
+    if (Date.now() > deadline) throw new Error(`Deliveries never settled: ${JSON.stringify(list)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function createTemplates(server: TestServer, titles: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const title of titles) {
+    const reply = await server.post('/api/import-templates', templatePayload({ title }));
+    assertJson(reply, 201);
+    ids.push(reply.body.id as number);
+  }
+  return ids;
+}
+
+const bodyOf = (text: string) =>
+  JSON.parse(text) as {
+    type: string;
+    timestamp: string;
+    data: { seq: number; id: number; resource: string; action: string };
+  };
+
+describe('webhooks (issue 34, DESIGN.md 3.10)', () => {
+  let server: TestServer;
+  const receiver = new WebhookReceiver();
+
+  before(async () => {
+    await receiver.up();
+    server = await startTestServer(FAST_RETRIES);
+  });
+  after(async () => {
+    await server?.close();
+    await receiver.down();
+  });
+
+  it('a create answers the whsec_ secret once: show, list and update never answer it; rotation answers a new one', async () => {
+    const created = await createEndpoint(server, 'https://example.com/hook', [
+      'import-templates.*',
+    ]);
+    assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    const shown = await server.get(`/api/webhooks/${created.id}`);
+    assertJson(shown, 200);
+    assert.equal('secret' in shown.body, false);
+    assert.deepEqual(shown.body.events, ['import-templates.*']);
+    const listed = await server.get('/api/webhooks');
+    assert.equal(listed.text.includes('whsec_'), false);
+    const updated = await server.patch(`/api/webhooks/${created.id}`, { active: 'N' });
+    assertJson(updated, 200);
+    assert.equal(updated.text.includes('whsec_'), false);
+    const rotated = await server.post(`/api/webhooks/${created.id}/rotate-secret`);
+    assertJson(rotated, 200);
+    assert.match(rotated.body.data.secret, /^whsec_/);
+    assert.notEqual(rotated.body.data.secret, created.secret);
+    assertJson(await server.delete(`/api/webhooks/${created.id}`), 200);
+  });
+
+  it('an unknown resource or action among the events, or a URL that is not http(s), is a 422 that stores nothing', async () => {
+    const before = (await server.get('/api/webhooks')).body.meta.total;
+    for (const body of [
+      { url: 'https://example.com/a', events: ['nothing.created'] },
+      { url: 'https://example.com/a', events: ['import-templates.renamed'] },
+      { url: 'https://example.com/a', events: [] },
+      { url: 'ftp://example.com/a', events: ['*'] },
+      { url: 'not a url', events: ['*'] },
+    ]) {
+      const reply = await server.post('/api/webhooks', body);
+      assertJson(reply, 422);
+    }
+    assert.equal((await server.get('/api/webhooks')).body.meta.total, before);
+  });
+
+  it('a delivery is signed per Standard Webhooks: the standardwebhooks package verifies it, and its body is {type, timestamp, data: the change}', async () => {
+    const endpoint = await createEndpoint(server, receiver.url, ['import-templates.created']);
+    const start = receiver.received.length;
+    const [id] = await createTemplates(server, ['Signed']);
+    const [got] = (await receiver.waitFor(start + 1)).slice(start);
+    assert.ok(got);
+    const verified = new Webhook(endpoint.secret).verify(got.body, got.headers) as ReturnType<
+      typeof bodyOf
+    >;
+    assert.equal(verified.type, 'import-templates.created');
+    assert.equal(verified.data.id, id);
+    assert.equal(verified.data.action, 'created');
+    assert.match(got.headers['webhook-id'] ?? '', /^msg_\d+$/);
+    const feed = await server.get(`/api/import-templates/changes?after=${verified.data.seq - 1}`);
+    assert.deepEqual(feed.body.data[0], verified.data);
+    // A wrong secret does not verify.
+    assert.throws(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got.body, got.headers),
+    );
+    const [delivery] = await until(server, endpoint.id, (list) => list[0]?.status === 'succeeded');
+    assert.equal(delivery?.attempts, 1);
+    assert.equal(delivery?.last_status, 200);
+    assert.equal(typeof delivery?.last_duration_ms, 'number');
+    assertJson(await server.delete(`/api/webhooks/${endpoint.id}`), 200);
+  });
+
+  it('a receiver down for a while gets every change once it is back, each once, in seq order', async () => {
+    const endpoint = await createEndpoint(server, receiver.url, ['import-templates.*']);
+    await receiver.down();
+    await createTemplates(server, ['Down 1', 'Down 2', 'Down 3', 'Down 4']);
+    await until(
+      server,
+      endpoint.id,
+      (list) => list.length === 4 && list.some((d) => d.attempts >= 2),
+    );
+    const start = receiver.received.length;
+    await receiver.up();
+    await until(server, endpoint.id, (list) => list.every((d) => d.status === 'succeeded'));
+    const got = receiver.received.slice(start).map((r) => bodyOf(r.body));
+    assert.deepEqual(
+      got.map((b) => b.data.resource),
+      ['import-templates', 'import-templates', 'import-templates', 'import-templates'],
+    );
+    const seqs = got.map((b) => b.data.seq);
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((a, b) => a - b),
+    );
+    assert.equal(new Set(seqs).size, 4);
+    assertJson(await server.delete(`/api/webhooks/${endpoint.id}`), 200);
+  });
+});
+
+describe('webhooks: dead deliveries and replay (issue 34)', () => {
+  let server: TestServer;
+  const receiver = new WebhookReceiver();
+
+  before(async () => {
+    await receiver.up();
+    server = await startTestServer({ ...FAST_RETRIES, WEBHOOKS_RETRY_FOR_SECONDS: '1' });
+  });
+  after(async () => {
+    await server?.close();
+    await receiver.down();
+  });
+
+  it('a receiver answering 500 past the retry window ends in dead deliveries, listed with their attempts, that replay once it is fixed', async () => {
+    receiver.status = 500;
+    const endpoint = await createEndpoint(server, receiver.url, ['import-templates.created']);
+    await createTemplates(server, ['Dead 1', 'Dead 2']);
+    const dead = await until(
+      server,
+      endpoint.id,
+      (list) => list.length === 2 && list.every((d) => d.status === 'dead'),
+    );
+    for (const delivery of dead) {
+      assert.ok(delivery.attempts >= 2, `attempts ${delivery.attempts}`);
+      assert.equal(delivery.last_status, 500);
+      assert.equal(delivery.next_attempt_at, null);
+    }
+    receiver.status = 200;
+    const start = receiver.received.length;
+    const [first, second] = dead;
+    const one = await server.post(`/api/webhooks/${endpoint.id}/deliveries/${first?.id}/replay`);
+    assertJson(one, 202);
+    await until(
+      server,
+      endpoint.id,
+      (list) => list.find((d) => d.id === first?.id)?.status === 'succeeded',
+    );
+    assert.equal((await deliveries(server, endpoint.id, '?status=dead')).length, 1);
+    const all = await server.post(`/api/webhooks/${endpoint.id}/deliveries/replay-dead`);
+    assertJson(all, 202);
+    assert.equal(all.body.replayed, 1);
+    await until(server, endpoint.id, (list) => list.every((d) => d.status === 'succeeded'));
+    assert.equal(receiver.received.length - start, 2);
+    assert.ok(second);
+  });
+});
+
+describe('webhooks: private targets (issue 34)', () => {
+  let server: TestServer;
+  const receiver = new WebhookReceiver();
+
+  before(async () => {
+    await receiver.up();
+    server = await startTestServer({ WEBHOOKS_POLL_MS: '100', WEBHOOKS_RETRY_BASE_MS: '50' });
+  });
+  after(async () => {
+    await server?.close();
+    await receiver.down();
+  });
+
+  it('a target on 127.0.0.1 is refused without WEBHOOKS_ALLOW_PRIVATE: nothing is sent, the delivery says why', async () => {
+    const endpoint = await createEndpoint(server, receiver.url, ['import-templates.created']);
+    await createTemplates(server, ['Private']);
+    const [delivery] = await until(server, endpoint.id, (list) => (list[0]?.attempts ?? 0) >= 2);
+    assert.equal(delivery?.status, 'pending');
+    assert.equal(delivery?.last_status, null);
+    assert.match(delivery?.last_error ?? '', /127\.0\.0\.1 is not public/);
+    assert.equal(receiver.received.length, 0);
+  });
+});
