@@ -5,6 +5,7 @@
 import { notificationEndpoints } from './endpoints/notification-endpoints.js';
 import { operationEndpoints } from './endpoints/operation-endpoints.js';
 import { sessionEndpoints } from './endpoints/session-endpoints.js';
+import { webhookEndpoints } from './endpoints/webhook-endpoints.js';
 import type { Operation } from './resource-operations.js';
 
 export { serviceSchemas } from './endpoints/schemas.js';
@@ -13,4 +14,5 @@ export const serviceEndpoints: Readonly<Record<string, Operation>> = {
   ...sessionEndpoints,
   ...notificationEndpoints,
   ...operationEndpoints,
+  ...webhookEndpoints,
 };

@@ -53,6 +53,7 @@ describe('GET /app/resources and the lookups', () => {
         ['companies', '/api/companies', 'Companies', 'Company'],
         ['units', '/api/units', 'Units', 'Unit'],
         ['groups', '/api/groups', 'Groups', 'Group'],
+        ['webhooks', '/api/webhooks', 'Webhooks', 'Webhook'],
       ],
     );
   });
