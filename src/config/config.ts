@@ -65,6 +65,8 @@ export interface Config {
 }
 
 export interface WebhookConfig {
+  /** WEBHOOKS_WORKER: whether this instance delivers (false: it records changes, others deliver). */
+  readonly worker: boolean;
   /** WEBHOOKS_ALLOW_PRIVATE: deliver to loopback, private and link-local addresses too. */
   readonly allowPrivate: boolean;
   /** WEBHOOKS_RETRY_FOR_SECONDS: how long after its first attempt a delivery is retried. */
@@ -331,6 +333,7 @@ export function loadConfig(env: Env = process.env): Config {
     changesRetentionDays: int(env, 'CHANGES_RETENTION_DAYS', 30, 1, 3650),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 365, 1, 36500),
     webhooks: Object.freeze({
+      worker: bool(env, 'WEBHOOKS_WORKER', true),
       allowPrivate: bool(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
       retryForSeconds: int(env, 'WEBHOOKS_RETRY_FOR_SECONDS', 86_400, 1, 30 * 86_400),
       retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 10, 3_600_000),

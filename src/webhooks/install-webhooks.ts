@@ -1,5 +1,5 @@
-// Webhooks wired into an app (DESIGN.md 3.10): the operators' routes, and the delivery worker
-// from the app's start to its close.
+// Webhooks wired into an app (DESIGN.md 3.10): the operators' routes, and (WEBHOOKS_WORKER) the
+// delivery worker from the app's start to its close.
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../database/database.js';
 import type { ResourceRoute } from '../engine/routes.js';
@@ -26,6 +26,7 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
     ...(options.clock ? { clock: options.clock } : {}),
   });
   registerWebhookRoutes(app, { ...options, replayed: () => worker.wake() });
+  if (!options.settings.worker) return;
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => worker.stop());
 }

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const FAST_RETRIES = {
+  WEBHOOKS_WORKER: 'true',
   WEBHOOKS_ALLOW_PRIVATE: 'true',
   WEBHOOKS_RETRY_BASE_MS: '50',
   WEBHOOKS_RETRY_MAX_MS: '200',
@@ -223,7 +224,11 @@ describe('webhooks: private targets (issue 34)', () => {
 
   before(async () => {
     await receiver.up();
-    server = await startTestServer({ WEBHOOKS_POLL_MS: '100', WEBHOOKS_RETRY_BASE_MS: '50' });
+    server = await startTestServer({
+      WEBHOOKS_WORKER: 'true',
+      WEBHOOKS_POLL_MS: '100',
+      WEBHOOKS_RETRY_BASE_MS: '50',
+    });
   });
   after(async () => {
     await server?.close();
