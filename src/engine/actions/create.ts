@@ -74,7 +74,10 @@ export async function create(
       check,
     );
     const shown = resource.show(found?.record ?? {});
-    const once = await resource.answerOnCreate?.(connections[entity.storage], id);
+    const once = await resource.answerOnCreate?.(
+      connections[entity.storage],
+      id as string | number,
+    );
     const answer = {
       body: once ? { ...shown, ...once } : shown,
       etag: found ? rowTag(entity, found.row) : null,
