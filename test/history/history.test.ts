@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pruneRevisions } from '../../src/engine/history/retention.js';
 import { bearer, issue } from '../helpers/bearer.js';
+import { sqlitePassOnly } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -207,5 +208,27 @@ describe('history retention (HISTORY_RETENTION_DAYS, DESIGN.md 3.11)', () => {
     assert.equal(pruned, 3);
     assertJson(await server.get(`${PATH}/${old}/history`), 404);
     assert.equal((await history(server, kept)).length, 1);
+  });
+});
+
+describe('ids are never reused (DESIGN.md 3.11)', { skip: sqlitePassOnly('SQLite tables') }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server?.close());
+
+  it('every SQLite table keyed by an integer id is AUTOINCREMENT, so a row id always names one row', async () => {
+    const tables = await server.service.database.db
+      .selectFrom('sqlite_master')
+      .select(['name', 'sql'])
+      .where('type', '=', 'table')
+      .execute();
+    const rowid = tables.filter((t) =>
+      /"?id"?\s+integer\s+(not null\s+)?primary key/i.test(String(t.sql)),
+    );
+    assert.ok(rowid.length > 5, JSON.stringify(tables.map((t) => t.name)));
+    const reused = rowid.filter((t) => !/autoincrement/i.test(String(t.sql))).map((t) => t.name);
+    assert.deepEqual(reused, []);
   });
 });
