@@ -154,29 +154,29 @@ describe('resource changes on real time (DESIGN.md 3.9)', () => {
     const template = await server.post('/api/import-templates', templatePayload({ code: 'RT2' }));
     assertJson(template, 201);
     const { token } = await issue(server, { unitId: otherUnit });
-    const inOther = await server.post(
-      '/api/import-template-logs',
-      { template_id: template.body.id, status: 'queued', message: 'other unit' },
-      { headers: bearer(token) },
-    );
+    const log = (message: string, headers = {}) =>
+      server.post(
+        '/api/import-template-logs',
+        { template_id: template.body.id, status: 'queued', message },
+        { headers },
+      );
+    const inOther = await log('other unit', bearer(token));
     assertJson(inOther, 201);
-    const inMain = await server.post('/api/import-template-logs', {
-      template_id: template.body.id,
-      status: 'queued',
-      message: 'main unit',
-    });
+    const inMain = await log('main unit');
     assertJson(inMain, 201);
-    await until('both deliveries', () => toAlice.length >= 1 && toBob.length >= 1);
-    // The writes were answered in order; anything else for Alice would have arrived by now.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.deepStrictEqual(
-      toAlice.map((c) => c.id),
-      [inMain.body.id],
+    const laterInOther = await log('other unit again', bearer(token));
+    assertJson(laterInOther, 201);
+    // The writes were answered in order, so their seqs follow one another and each socket is
+    // told in seq order: by the time a subscriber has a later change, an earlier one wrongly
+    // delivered to it would be there too.
+    const ids = (changes: readonly Change[]) => changes.map((c) => c.id);
+    await until(
+      'the last delivery to each',
+      () =>
+        ids(toAlice).includes(inMain.body.id) && ids(toBob).includes(laterInOther.body.id),
     );
-    assert.deepStrictEqual(
-      toBob.map((c) => c.id),
-      [inOther.body.id],
-    );
+    assert.deepStrictEqual(ids(toAlice), [inMain.body.id]);
+    assert.deepStrictEqual(ids(toBob), [inOther.body.id, laterInOther.body.id]);
   });
 
   it('a write of another process (the CLI) reaches subscribers from the log', async () => {
