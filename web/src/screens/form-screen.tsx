@@ -2,12 +2,14 @@
 // from its metadata alone (issue 18 item 4). Detail rows are staged with client keys and sent in
 // one payload; a 422 lands on the field, row and cell it names, with the summary on top and
 // nothing typed lost; leaving with unsaved changes (compared as payloads) asks first; Ctrl/Cmd+S
-// saves; Delete asks in a dialog.
+// saves; Delete asks in a dialog. The History panel lists the record's revisions and restores one
+// (DESIGN.md 3.11).
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { ChangedElsewhere } from '../components/changed-elsewhere.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { DetailRows } from '../components/detail-rows.js';
+import { HistoryPanel } from '../components/history-panel.js';
 import { MasterField, RecordFacts } from '../components/master-fields.js';
 import { RelatedRecords } from '../components/related-records.js';
 import { ApiError, exchange, ifMatch, post } from '../lib/api.js';
@@ -345,6 +347,22 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
           </span>
         </div>
       </form>
+      {!isNew ? (
+        <HistoryPanel
+          meta={meta}
+          path={path}
+          etag={etag}
+          canRestore={meta.allowed.includes('update')}
+          write={elsewhere.write}
+          onRestored={(answer) => {
+            const restored = readOf(answer);
+            setErrors({});
+            setSummary(null);
+            adopt(restored, stateOf(meta, restored.record));
+            setNotice(`${meta.singular_label} restored.`);
+          }}
+        />
+      ) : null}
       {!isNew && resources
         ? meta.related.map((related) => {
             const other = resources.find((r) => r.name === related.resource);
