@@ -9,6 +9,7 @@ import { pruneRevisions } from '../../src/engine/history/retention.js';
 import { bearer, issue } from '../helpers/bearer.js';
 import { sqlitePassOnly } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
+import { Contract } from '../helpers/openapi-contract.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -166,6 +167,32 @@ describe('the history of a record and its restore (issue 35, DESIGN.md 3.11)', (
     assertJson(reply, 422);
     assert.ok('groups.0.group_id' in reply.body.errors, JSON.stringify(reply.body));
     assert.deepEqual(await history(server, id), before);
+  });
+
+  it('the history, a restore and their errors answer as the OpenAPI document describes them', async () => {
+    const contract = await Contract.load(server.url);
+    const created = await server.post(PATH, templatePayload({ groups: [{ group_id: g1 }] }));
+    const id = created.body.id as number;
+    assertJson(await server.patch(`${PATH}/${id}`, { title: 'documented', groups: [] }), 200);
+    for (const [target, status] of [
+      [`${PATH}/${id}/history`, 200],
+      [`${PATH}/${id}/history?limit=1`, 200],
+      [`${PATH}/${id}/history?limit=0`, 422],
+      [`${PATH}/999999/history`, 404],
+    ] as const) {
+      const reply = await server.get(target);
+      assert.equal(reply.status, status, target);
+      contract.check('GET', target, reply);
+    }
+    const [, first] = await history(server, id);
+    const restore = `${PATH}/${id}/history/${first?.seq}/restore`;
+    const restored = await server.post(restore, {});
+    assert.equal(restored.status, 200);
+    contract.check('POST', restore, restored);
+    assertJson(await server.delete(`${PATH}/${id}`), 200);
+    const back = await server.post(restore, {});
+    assert.equal(back.status, 201);
+    contract.check('POST', restore, back);
   });
 
   it('a restore honours If-Match: a stale ETag answers 412 and changes nothing', async () => {

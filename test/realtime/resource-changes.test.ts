@@ -172,8 +172,7 @@ describe('resource changes on real time (DESIGN.md 3.9)', () => {
     const ids = (changes: readonly Change[]) => changes.map((c) => c.id);
     await until(
       'the last delivery to each',
-      () =>
-        ids(toAlice).includes(inMain.body.id) && ids(toBob).includes(laterInOther.body.id),
+      () => ids(toAlice).includes(inMain.body.id) && ids(toBob).includes(laterInOther.body.id),
     );
     assert.deepStrictEqual(ids(toAlice), [inMain.body.id]);
     assert.deepStrictEqual(ids(toBob), [inOther.body.id, laterInOther.body.id]);
