@@ -2,12 +2,7 @@
 // text is often not read): what changed out of sight (rows arriving in a list, a record saved by
 // someone else) is told to screen-reader users without moving their focus.
 import { useEffect, useState } from 'preact/hooks';
-
-const ANNOUNCE = 'svc:announce';
-
-export function announce(text: string): void {
-  dispatchEvent(new CustomEvent<string>(ANNOUNCE, { detail: text }));
-}
+import { ANNOUNCE_EVENT } from '../lib/announce.js';
 
 export function Announcer() {
   const [text, setText] = useState('');
@@ -19,10 +14,10 @@ export function Announcer() {
       clearTimeout(timer);
       timer = setTimeout(() => setText((event as CustomEvent<string>).detail), 50);
     };
-    addEventListener(ANNOUNCE, onAnnounce);
+    addEventListener(ANNOUNCE_EVENT, onAnnounce);
     return () => {
       clearTimeout(timer);
-      removeEventListener(ANNOUNCE, onAnnounce);
+      removeEventListener(ANNOUNCE_EVENT, onAnnounce);
     };
   }, []);
   return (

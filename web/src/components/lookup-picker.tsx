@@ -7,48 +7,14 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { LookupItem } from '../../../src/engine/description/metadata-types.js';
 import { get } from '../lib/api.js';
-
-/** Labels already seen, per lookup: a form of 50 rows naming 3 groups asks for 3 labels once. */
-const labels = new Map<string, Map<string, string>>();
-const known = (lookup: string) => {
-  let map = labels.get(lookup);
-  if (!map) labels.set(lookup, (map = new Map()));
-  return map;
-};
+import { knownLabel, labelOf, rememberLabels } from '../lib/lookup-labels.js';
 
 async function search(lookup: string, text: string): Promise<LookupItem[]> {
   const answer = await get<{ data: LookupItem[] }>(`${lookup}?search=${encodeURIComponent(text)}`);
-  for (const item of answer.data) known(lookup).set(String(item.id), item.label);
+  rememberLabels(lookup, answer.data);
   return answer.data;
 }
 
-/** The labels of many ids (a list page's foreign keys), asked for in batches of the lookup's 20. */
-export async function labelsOf(
-  lookup: string,
-  ids: readonly string[],
-): Promise<ReadonlyMap<string, string>> {
-  const missing = [...new Set(ids)].filter((id) => id !== '' && !known(lookup).has(id));
-  const batches: string[][] = [];
-  for (let i = 0; i < missing.length; i += 20) batches.push(missing.slice(i, i + 20));
-  await Promise.all(
-    batches.map(async (batch) => {
-      const query = batch.map(encodeURIComponent).join(',');
-      const answer = await get<{ data: LookupItem[] }>(`${lookup}?ids=${query}`);
-      for (const item of answer.data) known(lookup).set(String(item.id), item.label);
-    }),
-  );
-  return known(lookup);
-}
-
-export async function labelOf(lookup: string, id: string): Promise<string | null> {
-  const cached = known(lookup).get(id);
-  if (cached !== undefined) return cached;
-  const answer = await get<{ data: LookupItem[] }>(`${lookup}?ids=${encodeURIComponent(id)}`);
-  for (const item of answer.data) known(lookup).set(String(item.id), item.label);
-  return known(lookup).get(id) ?? null;
-}
-
-/** Room kept between the options and the viewport's edge, and between them and the input. */
 const EDGE = 8;
 const GAP = 2;
 
@@ -93,7 +59,7 @@ export function LookupPicker(props: LookupPickerProps) {
   const { lookup, value, onChange } = props;
   const listId = useId();
   const optionPrefix = useId();
-  const [text, setText] = useState(() => known(lookup).get(value) ?? '');
+  const [text, setText] = useState(() => knownLabel(lookup, value) ?? '');
   const [options, setOptions] = useState<LookupItem[]>([]);
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
@@ -163,7 +129,7 @@ export function LookupPicker(props: LookupPickerProps) {
     // Typed text that chose nothing: back to the chosen record's label, or none when emptied.
     if (text.trim() === '') {
       if (value !== '') onChange('');
-    } else setText(value === '' ? '' : (known(lookup).get(value) ?? text));
+    } else setText(value === '' ? '' : (knownLabel(lookup, value) ?? text));
   };
 
   return (
@@ -198,7 +164,7 @@ export function LookupPicker(props: LookupPickerProps) {
         onKeyDown={(event) => {
           if (event.key === 'ArrowDown') {
             event.preventDefault();
-            if (!open) find(text === (known(lookup).get(value) ?? '') ? '' : text);
+            if (!open) find(text === (knownLabel(lookup, value) ?? '') ? '' : text);
             else setActive((a) => Math.min(a + 1, options.length - 1));
           } else if (event.key === 'ArrowUp') {
             event.preventDefault();

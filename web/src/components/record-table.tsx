@@ -5,9 +5,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ColumnMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { formatDate } from '../lib/format.js';
+import { labelsOf } from '../lib/lookup-labels.js';
 import { Link } from '../lib/router.js';
 import type { RowMark, RowMarks } from '../lib/use-live-list.js';
-import { labelsOf } from './lookup-picker.js';
 
 export type Row = Readonly<Record<string, unknown>>;
 

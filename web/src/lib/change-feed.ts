@@ -6,8 +6,8 @@
 // while subscribed and speeds up again when the socket is lost. Changes come out in seq order,
 // each once. A 410 (the feed no longer keeps `after`) tells the screen to read its answer again
 // and start over from that answer's Changes-Seq; a service without a feed (404) ends the follow.
-import { labelOf } from '../components/lookup-picker.js';
 import { ApiError, get, getCsrfToken } from './api.js';
+import { labelOf } from './lookup-labels.js';
 import { realtimeSettings } from './realtime-settings.js';
 
 export interface Change {

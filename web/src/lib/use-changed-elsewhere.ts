@@ -5,7 +5,7 @@
 // typed changes before they choose.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
-import { announce } from '../components/announcer.js';
+import { announce } from './announce.js';
 import { ApiError } from './api.js';
 import { actorName, type Change, type Follow, followChanges } from './change-feed.js';
 import { changedLabels, mergeForms } from './form-merge.js';

@@ -7,15 +7,14 @@
 import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
-import { announce } from '../components/announcer.js';
-import type { Row } from '../components/record-table.js';
+import { announce } from './announce.js';
 import { ApiError, exchange, get } from './api.js';
 import { type Change, type Follow, followChanges } from './change-feed.js';
-import { changesSeqOf } from './record-read.js';
+import { changesSeqOf, type RecordBody } from './record-read.js';
 import { useApp } from './session.js';
 
 export interface ListAnswer {
-  readonly data: Row[];
+  readonly data: RecordBody[];
   readonly meta: {
     readonly total: number;
     readonly per_page: number;
@@ -51,7 +50,7 @@ export function useLiveList(
   asked.current = query;
   const follow = useRef<Follow | null>(null);
   const pointerAt = useRef(0);
-  const keyOf = (row: Row) => String(row[meta.key]);
+  const keyOf = (row: RecordBody) => String(row[meta.key]);
 
   const busy = () => {
     const element = area.current;
