@@ -29,7 +29,7 @@ import { engineContextOf } from './http/engine-context.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { clientAddressOf } from './kernel/client-address.js';
 import { MiddlewareRegistry } from './kernel/middleware.js';
-import { liveChanges } from './live/install-live-changes.js';
+import { liveChanges } from './live/live-changes.js';
 import { notificationChannel } from './notifications/notification-event.js';
 import { NotificationInbox } from './notifications/notification-inbox.js';
 import { registerNotificationRoutes } from './notifications/notification-routes.js';

@@ -9,7 +9,7 @@ import type { ResourceRoute } from '../engine/routes.js';
 import type { SharedRedis } from '../kernel/shared-redis.js';
 import type { ScopedChannels, ScopedDelivery } from '../realtime/scoped-channels.js';
 import { ChangeRelay, type RelayedDatabase } from './change-relay.js';
-import { resourceChannels } from './resource-channel-scope.js';
+import { resourceChannelScope } from './resource-channel-scope.js';
 
 export interface LiveChangesOptions {
   readonly routes: readonly ResourceRoute[];
@@ -29,7 +29,7 @@ export function liveChanges(options: LiveChangesOptions): LiveChanges {
   const integerKeys = new Set(
     options.routes.filter((r) => r.resource.keyIsInteger).map((r) => r.resource.name),
   );
-  const channels = resourceChannels({
+  const channels = resourceChannelScope({
     routes: options.routes,
     contextOf: options.contextOf,
     // A database not among them (none is) names no subscriber's: it is told nothing.

@@ -18,7 +18,7 @@ export interface ResourceChannelScopeOptions {
   readonly databaseKey: (database: Database) => string;
 }
 
-export function resourceChannels(options: ResourceChannelScopeOptions): ScopedChannels {
+export function resourceChannelScope(options: ResourceChannelScopeOptions): ScopedChannels {
   const listed = new Map<string, Resource>();
   for (const route of options.routes)
     if (route.only === undefined || route.only.includes('list'))

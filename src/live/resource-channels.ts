@@ -58,19 +58,13 @@ function scopeOfData(data: string): ChannelScope | null {
   return scope;
 }
 
-/** The scope of a change as the log stores it. */
-export interface ChangeScope {
-  readonly db: string;
-  readonly unit: number | null;
-  readonly company: number | null;
-}
-
 /**
- * Whether a subscription's channel data lets it see a change of `change` scope. A subscription
+ * Whether a subscription's channel data lets it see a change of `change` scope (the change's
+ * database, unit and company as the log stores them). A subscription
  * without channel data (signed for no scope) sees nothing: only POST /broadcasting/auth's
  * subscriptions carry resource changes.
  */
-export function sees(channelData: string | undefined, change: ChangeScope): boolean {
+export function sees(channelData: string | undefined, change: ChannelScope): boolean {
   if (channelData === undefined) return false;
   const scope = scopeOfData(channelData);
   return (

@@ -54,7 +54,7 @@ export function feedQueryOf(input: Readonly<Record<string, unknown>>): FeedQuery
 /**
  * The log's scope conditions for `resource`: its records' unit and company, as the list's (null:
  * not bound). The feed filters by it, and the real-time relay by the same values, signed into a
- * subscription (realtime/resource-channels.ts).
+ * subscription (live/resource-channels.ts).
  */
 export function feedScopeOf(
   resource: Resource,
