@@ -18,7 +18,7 @@ import { subscribes } from './webhook-events.js';
 export const DELIVERIES = 'webhook_deliveries';
 const CURSORS = 'webhook_cursors';
 /** How long a claim holds a delivery: past the attempt's time limit, with room. */
-export const LEASE_MS = 30_000;
+export const LEASE_MS = 15_000;
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'dead';
 

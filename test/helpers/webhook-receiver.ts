@@ -4,6 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request's path and query. */
+  readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string;
 }
@@ -12,6 +14,8 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   /** What it answers. */
   status = 200;
+  /** Keep each request unanswered (a receiver that hangs). */
+  hold = false;
   private server: http.Server | null = null;
   private port = 0;
 
@@ -27,8 +31,12 @@ export class WebhookReceiver {
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(request.headers))
           if (typeof value === 'string') headers[name] = value;
-        this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
-        response.writeHead(this.status).end();
+        this.received.push({
+          url: request.url ?? '',
+          headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        if (!this.hold) response.writeHead(this.status).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
