@@ -33,6 +33,7 @@ import {
 import type { EngineContext } from './context.js';
 import type { Resource } from './definition/define-resource.js';
 import { ACTIONS, type Action } from './definition/resource-config.js';
+import { readDeleted } from './history/deleted.js';
 import { historyQueryOf, readHistory } from './history/history.js';
 import { restore } from './history/restore.js';
 import { readIdempotencyKey } from './idempotency/idempotency-key.js';
@@ -236,6 +237,7 @@ export function registerResourceRoutes(
   const historyPath = `${itemPath}/history`;
   const restorePath = `${historyPath}/:seq/restore`;
   const seqOf = (request: FastifyRequest) => (request.params as Record<string, string>).seq;
+  const deletedPath = `${route.path}/deleted`;
   const table: Array<
     [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, Parameters<typeof run>[1]]
   > = [
@@ -270,6 +272,16 @@ export function registerResourceRoutes(
       async (c, r) => ({
         status: 200,
         body: await readChanges(resource, c, feedQueryOf(r.query as Record<string, unknown>)),
+      }),
+    ],
+    [
+      // The deleted records (DESIGN.md 3.11): the list's abilities and scope.
+      'list',
+      'GET',
+      deletedPath,
+      async (c, r) => ({
+        status: 200,
+        body: await readDeleted(resource, c, historyQueryOf(r.query as Record<string, unknown>)),
       }),
     ],
     [
@@ -369,7 +381,7 @@ export function registerResourceRoutes(
       // the feed's, the history's: the log's statements carry none; nor the restore's first reads).
       config: {
         carriesCredentialCheck:
-          action !== 'delete' && url !== feedPath && url !== historyPath && url !== restorePath,
+          action !== 'delete' && ![feedPath, historyPath, restorePath, deletedPath].includes(url),
       },
     });
   }

@@ -571,6 +571,73 @@ export function resourceOperations(route: ResourceRoute): {
       ),
     };
   }
+  if (actions.has('list') && actions.has('show')) {
+    // The deleted records (DESIGN.md 3.11), and the revision that brings each back.
+    const deletedErrors = { ...READ_ERRORS, '422': 'ValidationFailed' } as const;
+    const deleted = { parameters: HISTORY_PARAMETERS };
+    const page = json({
+      type: 'object',
+      properties: {
+        data: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: ['integer', 'string'] },
+              seq: { type: 'integer', minimum: 1, description: "The delete's seq." },
+              at: { type: 'string', format: 'date-time' },
+              actor: { $ref: '#/components/schemas/Change/properties/actor' },
+              restore_seq: {
+                type: ['integer', 'null'],
+                description:
+                  'The revision before the delete: `POST .../{id}/history/{restore_seq}/restore` brings the record back (null: no longer kept).',
+              },
+              record: {
+                oneOf: [itemRef, { type: 'null' }],
+                description: 'The record as show answered it before the delete.',
+              },
+            },
+            required: ['id', 'seq', 'at', 'actor', 'restore_seq', 'record'],
+            additionalProperties: false,
+          },
+        },
+        meta: {
+          type: 'object',
+          properties: {
+            before: { type: ['integer', 'null'] },
+            next: { type: ['integer', 'null'] },
+            has_more: { type: 'boolean' },
+          },
+          required: ['before', 'next', 'has_more'],
+          additionalProperties: false,
+        },
+      },
+      required: ['data', 'meta'],
+      additionalProperties: false,
+    });
+    paths[`${route.path}/deleted`] = {
+      get: op(
+        `deleted${plural}`,
+        `Deleted ${labels.plural.toLowerCase()}`,
+        false,
+        deletedErrors,
+        { '200': { description: 'The deleted records, newest delete first.', content: page } },
+        {
+          ...deleted,
+          description:
+            "The records deleted and not restored since, within the list's scope, newest delete first, each with the record before its delete and the revision that restores it. `before`: the previous page's `meta.next`.",
+        },
+      ),
+      head: op(
+        `headDeleted${plural}`,
+        `Deleted ${labels.plural.toLowerCase()} (headers only)`,
+        false,
+        deletedErrors,
+        { '200': { description: 'The headers the answer would carry.' } },
+        deleted,
+      ),
+    };
+  }
   if (actions.has('show')) {
     // History (DESIGN.md 3.11): a revision is a change with the record as show answered it.
     schemas[`${name}HistoryPage`] = {

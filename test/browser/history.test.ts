@@ -88,3 +88,46 @@ describe('admin front end: the History panel of a form', { skip: notOnThisEngine
     await screenshot(page, 'form-history');
   });
 });
+
+describe('admin front end: deleted records found and restored', { skip: notOnThisEngine }, () => {
+  let admin: AdminHarness;
+  let api: SessionClient;
+
+  before(async () => {
+    admin = await startAdmin();
+    api = await signedIn(admin.server.url);
+  });
+  after(() => admin?.close());
+
+  it('lists the deleted templates with who deleted them, and Restore brings one back with its id and opens its form', async () => {
+    const { page } = admin;
+    const group = (await api.post('/api/groups', { name: 'Auditors' })).body.id;
+    const created = await api.post('/api/import-templates', {
+      title: 'Quarterly audit',
+      database_name: 'ledger',
+      mapping_json: '{}',
+      groups: [{ group_id: group }],
+    });
+    const id = created.body.id as number;
+    const etag = created.headers.get('etag') ?? '';
+    const gone = await api.request('DELETE', `/api/import-templates/${id}`, {
+      headers: { 'if-match': etag },
+    });
+    assert.equal(gone.status, 200);
+    await open(admin, '/admin/r/import-templates');
+    await page.getByRole('link', { name: 'Deleted import templates' }).click();
+    await page.waitForURL(/\/admin\/r\/import-templates\/deleted$/);
+    const row = page.getByRole('row', { name: /Quarterly audit/ });
+    await row.getByText(/Administrator/).waitFor();
+    await assertAccessible(page, 'the deleted records');
+    await screenshot(page, 'deleted');
+    await row.getByRole('button', { name: 'Restore Quarterly audit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore this import template?' });
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    await page.waitForURL(new RegExp(`/admin/r/import-templates/${id}$`));
+    await page.getByText('Import template restored.').waitFor();
+    const shown = await api.get(`/api/import-templates/${id}`);
+    assert.equal(shown.status, 200);
+    assert.deepEqual(shown.body.groups, created.body.groups);
+  });
+});

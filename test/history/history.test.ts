@@ -195,6 +195,31 @@ describe('the history of a record and its restore (issue 35, DESIGN.md 3.11)', (
     contract.check('POST', restore, back);
   });
 
+  it('GET .../deleted lists the records deleted and not restored since, newest first, with the revision that restores each', async () => {
+    const contract = await Contract.load(server.url);
+    const a = await server.post(PATH, templatePayload({ title: 'Deleted A' }));
+    const b = await server.post(PATH, templatePayload({ title: 'Deleted B' }));
+    assertJson(await server.patch(`${PATH}/${b.body.id}`, { title: 'Deleted B2' }), 200);
+    const b2 = (await server.get(`${PATH}/${b.body.id}`)).body;
+    assertJson(await server.delete(`${PATH}/${a.body.id}`), 200);
+    assertJson(await server.delete(`${PATH}/${b.body.id}`), 200);
+    const reply = await server.get(`${PATH}/deleted?limit=2`);
+    assertJson(reply, 200);
+    contract.check('GET', `${PATH}/deleted?limit=2`, reply);
+    const [first, second] = reply.body.data;
+    assert.deepEqual([first.id, second.id], [b.body.id, a.body.id]);
+    assert.deepStrictEqual(first.record, b2);
+    const before = await history(server, b.body.id);
+    assert.equal(first.restore_seq, before[1]?.seq);
+    assert.equal(first.seq, before[0]?.seq);
+    assertJson(
+      await server.post(`${PATH}/${b.body.id}/history/${first.restore_seq}/restore`, {}),
+      201,
+    );
+    const after = await server.get(`${PATH}/deleted?limit=2`);
+    assert.deepEqual(after.body.data.map((d: { id: number }) => d.id).slice(0, 1), [a.body.id]);
+  });
+
   it('a restore honours If-Match: a stale ETag answers 412 and changes nothing', async () => {
     const created = await server.post(PATH, templatePayload());
     const id = created.body.id as number;

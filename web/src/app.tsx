@@ -24,6 +24,7 @@ import {
   mayHaveSession,
   type Session,
 } from './lib/session.js';
+import { DeletedScreen } from './screens/deleted-screen.js';
 import { FormScreen } from './screens/form-screen.js';
 import { HomeScreen } from './screens/home-screen.js';
 import { ListScreen } from './screens/list-screen.js';
@@ -46,6 +47,7 @@ function Screen({ place, session }: { place: Place; session: Session }) {
   if (parts.length === 0) return <HomeScreen />;
   if (first === 'r' && resource && rest.length === 0) {
     if (id === undefined) return <ListScreen key={resource} name={resource} />;
+    if (id === 'deleted') return <DeletedScreen key={`${resource}/deleted`} name={resource} />;
     return <FormScreen key={`${resource}/${id}`} name={resource} id={id === 'new' ? null : id} />;
   }
   if (first === 'tokens' && parts.length === 1 && isAdmin(session)) return <TokensScreen />;

@@ -15,7 +15,7 @@ import {
   readListState,
   writeListState,
 } from '../lib/list-params.js';
-import { navigate, useLocation } from '../lib/router.js';
+import { Link, navigate, useLocation } from '../lib/router.js';
 import { useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
 import { useLiveList } from '../lib/use-live-list.js';
@@ -155,6 +155,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     <section>
       <div class="toolbar">
         <h1 tabIndex={-1}>{meta.label}</h1>
+        {meta.allowed.includes('update') ? (
+          <Link href={`/admin/r/${meta.name}/deleted`}>Deleted {meta.label.toLowerCase()}</Link>
+        ) : null}
         {meta.allowed.includes('create') ? (
           <button
             type="button"

@@ -1,0 +1,133 @@
+// GET /api/<resource>/deleted (DESIGN.md 3.11 "a deleted record is restored"): the records of
+// the resource deleted and not restored since, newest delete first, within the list's scope,
+// each with the record as it was before its delete and the seq of that revision (what
+// .../history/<seq>/restore takes). One statement per page whatever its size: the revision
+// before each delete and whether a later one exists are sub-queries on the record's index.
+import { sql } from 'kysely';
+import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { REVISIONS_TABLE } from '../../database/revision-statements.js';
+import type { Row } from '../../model/entity.js';
+import type { Actor } from '../changes/change.js';
+import { feedScopeOf } from '../changes/change-feed.js';
+import { numberCommitted } from '../changes/committed.js';
+import type { EngineContext } from '../context.js';
+import type { Resource } from '../definition/define-resource.js';
+import type { HistoryQuery } from './history.js';
+import { storedRecordOf } from './revision.js';
+
+export interface DeletedRecord {
+  readonly id: unknown;
+  /** The delete's seq. */
+  readonly seq: number;
+  readonly at: string;
+  readonly actor: Actor;
+  /** The revision before the delete: restore it to bring the record back. */
+  readonly restore_seq: number | null;
+  /** The record as show answered it before the delete. */
+  readonly record: Row | null;
+}
+
+const PAGE = statementSite('deleted records page');
+
+function readPage(
+  resource: Resource,
+  context: EngineContext,
+  before: number | null,
+  read: number,
+): Promise<Row[]> {
+  const { db } = resource.entity.storage === 'data' ? context.data : context.system;
+  const { unit, company } = feedScopeOf(resource, context.scope);
+  // The record's revisions beside the delete `d`, by the record's index.
+  const others = () =>
+    db
+      .selectFrom(`${REVISIONS_TABLE} as p`)
+      .whereRef('p.resource', '=', 'd.resource')
+      .whereRef('p.record_id', '=', 'd.record_id');
+  return runCached<Row>(
+    db,
+    [PAGE, unit, company, before !== null, read],
+    () => {
+      let q = db
+        .selectFrom(`${REVISIONS_TABLE} as d`)
+        .select(['d.record_id', 'd.seq', 'd.at', 'd.user_id', 'd.token_id', 'd.via'])
+        .select([
+          others()
+            .select('p.seq')
+            .whereRef('p.change_id', '<', 'd.change_id')
+            .orderBy('p.change_id', 'desc')
+            .limit(sql.lit(1))
+            .as('restore_seq'),
+          others()
+            .select('p.record')
+            .whereRef('p.change_id', '<', 'd.change_id')
+            .orderBy('p.change_id', 'desc')
+            .limit(sql.lit(1))
+            .as('record'),
+        ])
+        .where('d.resource', '=', param('resource'))
+        .where('d.action', '=', 'deleted')
+        // Not restored since: no later revision of the record.
+        .where((eb) =>
+          eb.not(eb.exists(others().select('p.id').whereRef('p.change_id', '>', 'd.change_id'))),
+        );
+      if (before !== null)
+        q = q.where(
+          'd.change_id',
+          '<',
+          db
+            .selectFrom(`${REVISIONS_TABLE} as cursor`)
+            .select('cursor.change_id')
+            .where('cursor.seq', '=', param('before')),
+        );
+      if (unit !== null) q = q.where('d.unit_id', '=', sql.lit(unit));
+      if (company !== null) q = q.where('d.company_id', '=', sql.lit(company));
+      return q.orderBy('d.change_id', 'desc').limit(sql.lit(read));
+    },
+    before !== null ? { resource: resource.name, before } : { resource: resource.name },
+  );
+}
+
+export async function readDeleted(
+  resource: Resource,
+  context: EngineContext,
+  query: HistoryQuery,
+): Promise<{
+  data: DeletedRecord[];
+  meta: { before: number | null; next: number | null; has_more: boolean };
+}> {
+  let read = 2;
+  while (read < query.limit + 1) read *= 2;
+  let rows = await readPage(resource, context, query.before, read);
+  if (rows.some((row) => row.seq == null || (row.record != null && row.restore_seq == null))) {
+    await numberCommitted(resource.entity.storage === 'data' ? context.data : context.system);
+    rows = await readPage(resource, context, query.before, read);
+  }
+  const hasMore = rows.length > query.limit;
+  const page = rows.slice(0, query.limit);
+  const integer = (value: unknown) => (value == null ? null : Number(value));
+  const data = page.map((row): DeletedRecord => {
+    const id = String(row.record_id);
+    const record = storedRecordOf(row);
+    return {
+      id: resource.keyIsInteger && /^-?\d+$/.test(id) ? Number(id) : id,
+      seq: Number(row.seq),
+      at: new Date(Number(row.at)).toISOString(),
+      actor: {
+        user_id: integer(row.user_id),
+        token_id: integer(row.token_id),
+        via: row.via as Actor['via'],
+      },
+      restore_seq: integer(row.restore_seq),
+      record: record === null ? null : resource.show(record),
+    };
+  });
+  const last = page[page.length - 1];
+  return {
+    data,
+    meta: {
+      before: query.before,
+      next: hasMore && last ? Number(last.seq) : null,
+      has_more: hasMore,
+    },
+  };
+}
