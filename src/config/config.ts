@@ -75,6 +75,8 @@ export interface WebhookConfig {
   readonly retryBaseMs: number;
   /** WEBHOOKS_RETRY_MAX_MS: the longest delay between two attempts. */
   readonly retryMaxMs: number;
+  /** WEBHOOKS_DELIVERY_RETENTION_DAYS: how long a succeeded or dead delivery stays listed. */
+  readonly deliveryRetentionDays: number;
   /** WEBHOOKS_POLL_MS: how often each instance looks for new changes and due retries unprompted. */
   readonly pollMs: number;
 }
@@ -339,6 +341,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 10, 3_600_000),
       retryMaxMs: int(env, 'WEBHOOKS_RETRY_MAX_MS', 3_600_000, 10, 24 * 3_600_000),
       pollMs: int(env, 'WEBHOOKS_POLL_MS', 1_000, 50, 60_000),
+      deliveryRetentionDays: int(env, 'WEBHOOKS_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     }),
     sqlite: Object.freeze({
       synchronous: synchronous as Config['sqlite']['synchronous'],

@@ -244,3 +244,32 @@ export async function settle(
     .where('lease_token', '=', delivery.leaseToken)
     .execute();
 }
+
+/**
+ * Deletes the succeeded and dead deliveries last changed before `cutoff` (epoch ms), at most
+ * `batch` (the delivery log's retention); answers how many.
+ */
+export async function pruneDeliveries(
+  system: Database,
+  cutoff: number,
+  batch = 1000,
+): Promise<number> {
+  const old = await system.db
+    .selectFrom(DELIVERIES)
+    .select('id')
+    .where('status', 'in', ['succeeded', 'dead'])
+    .where('updated_at', '<', cutoff)
+    .orderBy('id')
+    .limit(sql.lit(batch))
+    .execute();
+  if (old.length === 0) return 0;
+  await system.db
+    .deleteFrom(DELIVERIES)
+    .where(
+      'id',
+      'in',
+      old.map((row) => Number(row.id)),
+    )
+    .execute();
+  return old.length;
+}

@@ -11,6 +11,7 @@ import {
   type ClaimedDelivery,
   claimDue,
   fanOut,
+  pruneDeliveries,
   type Settlement,
   settle,
 } from './delivery-store.js';
@@ -36,12 +37,17 @@ export function retryDelay(settings: WebhookSettings, attempts: number, random =
   return Math.round(capped / 2 + (capped / 2) * random);
 }
 
+/** How often an instance prunes the delivery log (WEBHOOKS_DELIVERY_RETENTION_DAYS). */
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** Attempts under way at most per instance (each to another endpoint). */
 const MAX_IN_FLIGHT = 32;
 
 export class WebhookWorker {
   private running: Promise<void> | null = null;
   private inFlight = 0;
+  private prunedAt = Number.NEGATIVE_INFINITY;
   private again = false;
   private catchUp = false;
   private stopped = false;
@@ -96,6 +102,7 @@ export class WebhookWorker {
         if (catchUp) await numberCommitted(database);
         while ((await fanOut(system, key, database, integerKey, this.clock())) > 0);
       }
+      await this.prune();
       const room = MAX_IN_FLIGHT - this.inFlight;
       if (room <= 0) return;
       // Not awaited: each attempt wakes the worker when it ends, for what came due meanwhile.
@@ -111,6 +118,15 @@ export class WebhookWorker {
     } catch (error) {
       log.warn({ err: error }, 'Delivering webhooks failed; trying again shortly.');
     }
+  }
+
+  /** At most every PRUNE_EVERY_MS: deliveries settled longer ago than the retention go. */
+  private async prune(): Promise<void> {
+    const now = this.clock();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    const cutoff = now - this.options.settings.deliveryRetentionDays * DAY_MS;
+    while ((await pruneDeliveries(this.options.system, cutoff)) > 0);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {

@@ -245,3 +245,37 @@ describe('webhooks: private targets (issue 34)', () => {
     assert.equal(receiver.received.length, 0);
   });
 });
+
+describe('webhooks: the delivery log is kept WEBHOOKS_DELIVERY_RETENTION_DAYS (issue 34)', () => {
+  let server: TestServer;
+  const receiver = new WebhookReceiver();
+  let now = Date.now();
+
+  before(async () => {
+    await receiver.up();
+    server = await startTestServer(
+      { ...FAST_RETRIES, WEBHOOKS_DELIVERY_RETENTION_DAYS: '30' },
+      { clock: () => now },
+    );
+  });
+  after(async () => {
+    await server?.close();
+    await receiver.down();
+  });
+
+  it('a succeeded delivery is deleted once it is older than the retention; a newer one stays', async () => {
+    const endpoint = await createEndpoint(server, receiver.url, ['import-templates.created']);
+    await createTemplates(server, ['Kept a while']);
+    const [old] = await until(server, endpoint.id, (list) => list[0]?.status === 'succeeded');
+    now += 29 * 24 * 60 * 60 * 1000;
+    await createTemplates(server, ['Newer']);
+    await until(
+      server,
+      endpoint.id,
+      (list) => list.length === 2 && list.every((d) => d.status === 'succeeded'),
+    );
+    now += 2 * 24 * 60 * 60 * 1000;
+    const kept = await until(server, endpoint.id, (list) => list.length === 1);
+    assert.notEqual(kept[0]?.id, old?.id);
+  });
+});
