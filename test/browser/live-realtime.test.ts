@@ -3,17 +3,22 @@
 // /broadcasting/auth) and reads the change feed when a push says so, not on its poll.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AdminHarness, notOnThisEngine, open, startAdmin } from '../helpers/browser.js';
+import {
+  type AdminHarness,
+  notOnThisEngine,
+  open,
+  REALTIME_ADMIN_ENV,
+  startAdmin,
+  templateFields,
+} from '../helpers/browser.js';
 import { type SessionClient, signedIn } from '../helpers/session-client.js';
-
-const REALTIME = { REALTIME_NOTIFICATIONS: 'true', PUSHER_APP_SECRET: 'browser-test-secret' };
 
 describe('admin front end: live screens over real time', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
   let api: SessionClient;
 
   before(async () => {
-    admin = await startAdmin(REALTIME);
+    admin = await startAdmin(REALTIME_ADMIN_ENV);
     api = await signedIn(admin.server.url);
   });
   after(() => admin?.close());
@@ -37,12 +42,7 @@ describe('admin front end: live screens over real time', { skip: notOnThisEngine
     page.on('request', (r) => {
       if (r.url().includes('/changes?')) reads.push(r.url());
     });
-    await api.post('/api/import-templates', {
-      title: 'Pushed',
-      code: 'PUSHED',
-      database_name: 'warehouse',
-      mapping_json: '{}',
-    });
+    await api.post('/api/import-templates', templateFields('Pushed', 'PUSHED'));
     await page.getByRole('link', { name: 'Pushed' }).waitFor();
     assert.equal(reads.length, 1, `the one read the push asked for: ${reads.join(', ')}`);
     await page.clock.resume();
@@ -51,14 +51,7 @@ describe('admin front end: live screens over real time', { skip: notOnThisEngine
 
   it('a form’s own save, pushed back before its answer arrives, is not told as a change made elsewhere', async () => {
     const { page } = admin;
-    const id = (
-      await api.post('/api/import-templates', {
-        title: 'Own save',
-        code: 'OWN',
-        database_name: 'warehouse',
-        mapping_json: '{}',
-      })
-    ).body.id;
+    const id = (await api.post('/api/import-templates', templateFields('Own save', 'OWN'))).body.id;
     const subscribed = page.waitForResponse(
       (r) => new URL(r.url()).pathname === '/broadcasting/auth',
     );

@@ -14,16 +14,10 @@ import {
   open,
   screenshot,
   startAdmin,
+  templateFields,
 } from '../helpers/browser.js';
 import { type SessionClient, signedIn } from '../helpers/session-client.js';
 import { seedLoginUser, USER_PASSWORD } from '../helpers/session-seed.js';
-
-const template = (title: string, code: string) => ({
-  title,
-  code,
-  database_name: 'warehouse',
-  mapping_json: '{"columns":["a"]}',
-});
 
 describe('admin front end: live screens and conflicts', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
@@ -56,7 +50,8 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
   const stored = async (id: number) => (await api.get(`/api/import-templates/${id}`)).body;
 
   it('a form edited in two pages: the second save gets a conflict naming who and when, not an overwrite, and keeps what was typed', async () => {
-    const id = (await api.post('/api/import-templates', template('Two pages', 'TWO'))).body.id;
+    const id = (await api.post('/api/import-templates', templateFields('Two pages', 'TWO'))).body
+      .id;
     const form = `/admin/r/import-templates/${id}`;
     await openForm(id, 'Two pages');
     const first = admin.page;
@@ -96,7 +91,8 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
   });
 
   it('keeping my changes after a conflict lays them over the other version, and the next save stores both', async () => {
-    const id = (await api.post('/api/import-templates', template('Keep mine', 'KEEP'))).body.id;
+    const id = (await api.post('/api/import-templates', templateFields('Keep mine', 'KEEP'))).body
+      .id;
     await openForm(id, 'Keep mine');
     const { page } = admin;
     await api.put(`/api/import-templates/${id}`, { description: 'theirs' });
@@ -118,7 +114,8 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
   });
 
   it('loading their version after a conflict replaces the form with it', async () => {
-    const id = (await api.post('/api/import-templates', template('Load theirs', 'LOAD'))).body.id;
+    const id = (await api.post('/api/import-templates', templateFields('Load theirs', 'LOAD'))).body
+      .id;
     await openForm(id, 'Load theirs');
     const { page } = admin;
     await api.put(`/api/import-templates/${id}`, { title: 'Their title' });
@@ -141,7 +138,7 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
     await open(admin, '/admin/r/import-templates');
     await page.getByText(/^Page 1 of 1 · \d+ records?$/).waitFor();
     const before = await rows().count();
-    await colleague.post('/api/import-templates', template('Arrived by API', 'ARRIVED'));
+    await colleague.post('/api/import-templates', templateFields('Arrived by API', 'ARRIVED'));
     const row = rows().filter({ has: page.getByRole('link', { name: 'Arrived by API' }) });
     await row.getByText('New', { exact: true }).waitFor();
     assert.equal(await rows().count(), before + 1);
@@ -152,14 +149,14 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
 
   it('a list whose table has the focus keeps its rows, filters and focus, and offers the new rows in a bar', async () => {
     const { page } = admin;
-    await api.post('/api/import-templates', template('Live B', 'LIVEB'));
+    await api.post('/api/import-templates', templateFields('Live B', 'LIVEB'));
     await open(admin, '/admin/r/import-templates?f.title=Live');
     await page.getByText('Page 1 of 1 · 1 record').waitFor();
     const link = page.getByRole('link', { name: 'Live B' });
     await link.focus();
     // One that matches the filter and sorts first, one that does not match, one changed in place.
-    await colleague.post('/api/import-templates', template('Live A', 'LIVEA'));
-    await colleague.post('/api/import-templates', template('Elsewhere', 'ELSEWHERE'));
+    await colleague.post('/api/import-templates', templateFields('Live A', 'LIVEA'));
+    await colleague.post('/api/import-templates', templateFields('Elsewhere', 'ELSEWHERE'));
     await page.getByText('1 new change', { exact: true }).waitFor();
     await announced('Import templates: 1 new change. Show changes to see them.');
     assert.equal(await rows().count(), 2, 'the header and the row that was there');
@@ -182,7 +179,7 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
   });
 
   it('a form says when its record is changed elsewhere, by whom and when, and offers to reload', async () => {
-    const id = (await api.post('/api/import-templates', template('Told', 'TOLD'))).body.id;
+    const id = (await api.post('/api/import-templates', templateFields('Told', 'TOLD'))).body.id;
     await openForm(id, 'Told');
     const { page } = admin;
     await colleague.put(`/api/import-templates/${id}`, { title: 'Told again' });
@@ -200,7 +197,7 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
   });
 
   it('a form with unsaved changes whose record changes elsewhere keeps them and offers both versions', async () => {
-    const id = (await api.post('/api/import-templates', template('Busy', 'BUSY'))).body.id;
+    const id = (await api.post('/api/import-templates', templateFields('Busy', 'BUSY'))).body.id;
     await openForm(id, 'Busy');
     const { page } = admin;
     await page.getByLabel('Database name').fill('mine_db');
@@ -226,15 +223,15 @@ describe('admin front end: live screens and conflicts', { skip: notOnThisEngine 
     await page.goto(admin.url('/admin/r/import-templates?f.title=Pruned'));
     await page.getByText('Page 1 of 1 · 0 records').waitFor();
     await page.clock.pauseAt(Date.now() + 1000);
-    await api.post('/api/import-templates', template('Pruned one', 'PRUNED1'));
-    await api.post('/api/import-templates', template('Pruned two', 'PRUNED2'));
+    await api.post('/api/import-templates', templateFields('Pruned one', 'PRUNED1'));
+    await api.post('/api/import-templates', templateFields('Pruned two', 'PRUNED2'));
     // Every change so far is past retention: the list's next `after` answers 410.
     await pruneChanges(admin.server.service.database, Date.now() + 60_000, 500);
     assert.equal((await api.get('/api/import-templates/changes?after=0')).status, 410);
     await page.clock.resume();
     await page.getByRole('link', { name: 'Pruned one' }).waitFor();
     await page.getByRole('link', { name: 'Pruned two' }).waitFor();
-    await colleague.post('/api/import-templates', template('Pruned three', 'PRUNED3'));
+    await colleague.post('/api/import-templates', templateFields('Pruned three', 'PRUNED3'));
     await page.getByRole('link', { name: 'Pruned three' }).waitFor();
     assert.match(page.url(), /\?f\.title=Pruned$/);
     await page.close();

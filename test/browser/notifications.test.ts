@@ -9,6 +9,7 @@ import {
   assertAccessible,
   notOnThisEngine,
   open,
+  REALTIME_ADMIN_ENV,
   screenshot,
   startAdmin,
 } from '../helpers/browser.js';
@@ -16,14 +17,12 @@ import { runCli } from '../helpers/cli.js';
 import { type SessionClient, signedIn } from '../helpers/session-client.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
 
-const REALTIME = { REALTIME_NOTIFICATIONS: 'true', PUSHER_APP_SECRET: 'browser-test-secret' };
-
 describe('admin front end: notifications, real time on', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
   let api: SessionClient;
 
   before(async () => {
-    admin = await startAdmin(REALTIME);
+    admin = await startAdmin(REALTIME_ADMIN_ENV);
     api = await signedIn(admin.server.url);
   });
   after(() => admin?.close());
@@ -46,7 +45,7 @@ describe('admin front end: notifications, real time on', { skip: notOnThisEngine
     const run = await runCli(
       {
         ...process.env,
-        ...REALTIME,
+        ...REALTIME_ADMIN_ENV,
         ...admin.server.storageEnv,
         ADMIN_PASSWORD,
         LOG_LEVEL: 'silent',

@@ -11,16 +11,10 @@ import {
   open,
   screenshot,
   startAdmin,
+  templateFields,
 } from '../helpers/browser.js';
 import { SessionClient, signedIn } from '../helpers/session-client.js';
 import { ADMIN_PASSWORD } from '../helpers/test-server.js';
-
-const template = (title: string, code: string) => ({
-  title,
-  code,
-  database_name: 'warehouse',
-  mapping_json: '{"columns":["a","b"]}',
-});
 
 describe('admin front end: lists and master-detail forms', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
@@ -34,9 +28,12 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     for (let i = 1; i <= 16; i += 1)
       await api.post(
         '/api/import-templates',
-        template(`Template ${String(i).padStart(2, '0')}`, `T${i}`),
+        templateFields(`Template ${String(i).padStart(2, '0')}`, `T${i}`),
       );
-    const created = await api.post('/api/import-templates', template('Monthly stock', 'STOCK'));
+    const created = await api.post(
+      '/api/import-templates',
+      templateFields('Monthly stock', 'STOCK'),
+    );
     logged = created.body.id;
     for (const status of ['succeeded', 'failed'])
       await api.post('/api/import-template-logs', {
@@ -231,7 +228,7 @@ describe('admin front end: lists and master-detail forms', { skip: notOnThisEngi
     // stay there (resources.test.ts timed out once on it in CI). The page's clock is paused
     // across Leave and Back, so "before the next frame" is certain, not a matter of luck.
     const created = await api.post('/api/import-templates', {
-      ...template('Left before a frame', 'FRAME'),
+      ...templateFields('Left before a frame', 'FRAME'),
       groups: [{ group_id: 1 }, { group_id: 2 }],
     });
     const id = created.body.id;

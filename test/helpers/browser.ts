@@ -21,6 +21,20 @@ export const notOnThisEngine: string | false =
     ? `browser tests run on SQLite only (this run is ${process.env.SVC_TEST_ENGINE})`
     : false;
 
+/** The environment of an admin whose bell and live screens follow the embedded Pusher server. */
+export const REALTIME_ADMIN_ENV = {
+  REALTIME_NOTIFICATIONS: 'true',
+  PUSHER_APP_SECRET: 'browser-test-secret',
+} as const;
+
+/** The fields an import template needs, for a screen to show (created through the API). */
+export const templateFields = (title: string, code: string) => ({
+  title,
+  code,
+  database_name: 'warehouse',
+  mapping_json: '{"columns":["a","b"]}',
+});
+
 export interface AdminHarness {
   readonly server: TestServer;
   readonly browser: Browser;
