@@ -51,7 +51,7 @@ describe('driver: answers bounded in bytes', () => {
   });
   after(() => server?.close());
 
-  it(`REST_DRIVER_MAX_ANSWER_MB: four 50 MB answers at once are each a 422 past ${MAX_MB} MiB, and on SQLite /health answers within 250 ms meanwhile`, async () => {
+  it(`REST_DRIVER_MAX_ANSWER_MB: four 50 MB answers at once are each a 422 past ${MAX_MB} MiB, and on SQLite /health answers within 500 ms meanwhile`, async () => {
     const { replies, slowest, probes } = await slowestHealthDuring(
       server,
       Promise.all(Array.from({ length: 4 }, () => driverQuery(server.url, FIFTY_MB))),
@@ -67,7 +67,9 @@ describe('driver: answers bounded in bytes', () => {
     assert.ok(probes >= 1);
     // On SQLite the value never leaves the statement's thread. PostgreSQL's and MariaDB's
     // drivers read every value on the event loop (their protocol parsers): only the 422 holds.
-    if (testEngine === 'sqlite') assert.ok(slowest < 250, `/health took ${Math.round(slowest)} ms`);
+    // 500 ms: under the 0.7 s it was held for when the event loop built these answers, and
+    // five times the 0.09 s measured with the bound (docs/driver.md), for a busy 2-core machine.
+    if (testEngine === 'sqlite') assert.ok(slowest < 500, `/health took ${Math.round(slowest)} ms`);
   });
 
   it('REST_DRIVER_MAX_ANSWER_MB: an answer under the bound is answered whole', async () => {
@@ -93,7 +95,7 @@ describe('driver: a statement past its time limit stops (SQLite)', {
   /** The threads of this process (the server runs in it): its worker threads among them. */
   const threads = () => fs.readdirSync('/proc/self/task').length;
 
-  it('REST_DRIVER_TIMEOUT_MS: the worker thread of a statement answered 422 for its time ends within a second', async () => {
+  it('REST_DRIVER_TIMEOUT_MS: the worker thread of a statement answered 422 for its time ends within 5 s', async () => {
     // A statement that ends in time first: the thread pool and the like are there from now on.
     assertJson(await driverQuery(server.url, 'select 1 as one'), 200);
     const before = threads();
@@ -103,7 +105,8 @@ describe('driver: a statement past its time limit stops (SQLite)', {
       'with recursive c(x) as (select 1 union all select x + 1 from c) select hex(zeroblob(1000000)) from c',
     );
     assert.equal(reply.status, 422, reply.text);
-    const until = Date.now() + 1_000;
+    // Polled: it ends at once where the machine is idle; a busy one may take longer to reap it.
+    const until = Date.now() + 5_000;
     while (threads() > before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     assert.ok(threads() <= before, `${threads() - before} more threads than before the statement`);
   });
