@@ -19,9 +19,10 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 const PATH = '/api/import-templates';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The changes of `path` after `after`, one page (asserted 200). */
-async function feed(server: TestServer, after: number, path = PATH, headers = {}) {
-  const reply = await server.get(`${path}/changes?after=${after}`, { headers });
+/** The changes of `path` after `after`, one page (asserted 200; `limit` the feed's default). */
+async function feed(server: TestServer, after: number, path = PATH, headers = {}, limit?: number) {
+  const query = limit === undefined ? '' : `&limit=${limit}`;
+  const reply = await server.get(`${path}/changes?after=${after}${query}`, { headers });
   assertJson(reply, 200);
   return reply.body as { data: Change[]; meta: { after: number; next: number; has_more: boolean } };
 }
@@ -225,9 +226,13 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
       [start + 3],
     );
     assert.deepEqual(second.body.meta, { after: start + 2, next: start + 3, has_more: false });
+    // More changes than the default limit: a page that names none answers exactly 100.
+    const stored = async () => (await feed(server, 0, PATH, {}, 1000)).data.length;
+    for (let n = await stored(); n <= 100; n += 1)
+      assertJson(await server.post(PATH, templatePayload({ title: `Many ${n}` })), 201);
     const all = await feed(server, 0);
-    assert.ok(all.data.length <= 100);
-    assertJson(await server.get(`${PATH}/changes?limit=1000`), 200);
+    assert.equal(all.data.length, 100);
+    assert.equal(all.meta.has_more, true);
   });
 
   it('a malformed after or limit is a 422 naming it', async () => {
