@@ -28,6 +28,8 @@ export type InputKind =
   | 'textarea'
   | 'json'
   | 'choice'
+  /** Several of the choices: the value is a JSON array of them. */
+  | 'choices'
   | 'reference'
   | 'number'
   | 'datetime'

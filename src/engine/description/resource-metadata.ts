@@ -44,6 +44,8 @@ function referenceTo(
 function inputOf(field: FieldDescription, reference: Reference | null): InputKind {
   if (field.writeOnly) return 'password';
   if (reference) return 'reference';
+  // A JSON list whose items are among the choices (a webhook's events).
+  if (field.choices && field.type === 'json') return 'choices';
   if (field.choices || field.type === 'boolean') return 'choice';
   if (field.jsonText || field.type === 'json') return 'json';
   if (field.email) return 'email';

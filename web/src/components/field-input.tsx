@@ -18,6 +18,16 @@ export interface FieldInputProps {
   readonly isNew: boolean;
 }
 
+/** The values of a `choices` input's JSON text (none when it is not a list). */
+function parsedList(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
 export function FieldInput(props: FieldInputProps) {
   const { field, id, value, onChange, invalid } = props;
   const common = {
@@ -54,6 +64,30 @@ export function FieldInput(props: FieldInputProps) {
           ))}
         </select>
       );
+    case 'choices': {
+      // The value is the JSON array of the chosen values (form-values.ts).
+      const chosen = new Set(parsedList(value));
+      return (
+        <select
+          {...common}
+          multiple
+          size={Math.min(8, field.choices?.length ?? 1)}
+          onChange={(event) =>
+            onChange(
+              JSON.stringify(
+                [...event.currentTarget.selectedOptions].map((option) => option.value),
+              ),
+            )
+          }
+        >
+          {(field.choices ?? []).map((choice) => (
+            <option key={choice.value} value={choice.value} selected={chosen.has(choice.value)}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      );
+    }
     case 'reference':
       return field.reference ? (
         <LookupPicker

@@ -60,6 +60,12 @@ export function fromText(field: FieldMeta, text: string): unknown {
       return NUMBER.test(text.trim()) ? Number(text.trim()) : text;
     case 'choice':
       return text === '' ? null : text;
+    case 'choices':
+      try {
+        return text === '' ? [] : (JSON.parse(text) as unknown);
+      } catch {
+        return text;
+      }
     case 'datetime': {
       if (text === '') return null;
       const date = new Date(text);

@@ -121,7 +121,17 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
     try {
       if (isNew) {
         const saved = await post<RecordBody>(meta.path, payload);
-        setFlash(`${meta.singular_label} created.`);
+        // What a create answers beyond the record's fields is answered this once (a webhook's
+        // signing secret): said with the confirmation, never read again.
+        const once = Object.entries(saved).filter(
+          ([name, value]) => typeof value === 'string' && !meta.fields.some((f) => f.name === name),
+        );
+        setFlash(
+          [
+            `${meta.singular_label} created.`,
+            ...once.map(([name, value]) => `Its ${name}, shown this once: ${String(value)}`),
+          ].join(' '),
+        );
         navigate(`/admin/r/${meta.name}/${encodeURIComponent(String(saved[meta.key]))}`, {
           replace: true,
           force: true,
