@@ -35,6 +35,17 @@ const pusherErrors = {
   '413': { description: 'The event data is too large.', content: json(ref('Error')) },
 };
 
+/** What pusher-js posts to a channel auth endpoint, as a form or as JSON. */
+const CHANNEL_AUTH_BODY = {
+  required: true,
+  content: {
+    'application/x-www-form-urlencoded': {
+      schema: object({ socket_id: string, channel_name: string }),
+    },
+    'application/json': { schema: object({ socket_id: string, channel_name: string }) },
+  },
+};
+
 export const notificationEndpoints: Record<string, Operation> = {
   'POST /api/notifications': {
     summary: 'Send a notification to one or more users',
@@ -131,17 +142,7 @@ export const notificationEndpoints: Record<string, Operation> = {
     "Authorize the caller's private notification channel (real time on)",
     'Notifications',
     ok('The channel signature.', object({ auth: string })),
-    {
-      requestBody: {
-        required: true,
-        content: {
-          'application/x-www-form-urlencoded': {
-            schema: object({ socket_id: string, channel_name: string }),
-          },
-          'application/json': { schema: object({ socket_id: string, channel_name: string }) },
-        },
-      },
-    },
+    { requestBody: CHANNEL_AUTH_BODY },
     { '403': 'Forbidden', '422': 'ValidationFailed' },
   ),
   'POST /broadcasting/auth': sessionWrite(
@@ -154,15 +155,7 @@ export const notificationEndpoints: Record<string, Operation> = {
     {
       description:
         "For a user whose authorization allows the resource's `list`; its `SvcResourceChanged` events carry the changes `GET /api/<resource>/changes` answers that user.",
-      requestBody: {
-        required: true,
-        content: {
-          'application/x-www-form-urlencoded': {
-            schema: object({ socket_id: string, channel_name: string }),
-          },
-          'application/json': { schema: object({ socket_id: string, channel_name: string }) },
-        },
-      },
+      requestBody: CHANNEL_AUTH_BODY,
     },
     { '403': 'Forbidden', '422': 'ValidationFailed' },
   ),
