@@ -571,7 +571,7 @@ export function resourceOperations(route: ResourceRoute): {
       ),
     };
   }
-  if (actions.has('list') && actions.has('show')) {
+  if (actions.has('list')) {
     // The deleted records (DESIGN.md 3.11), and the revision that brings each back.
     const deletedErrors = { ...READ_ERRORS, '422': 'ValidationFailed' } as const;
     const deleted = { parameters: HISTORY_PARAMETERS };
