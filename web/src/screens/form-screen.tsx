@@ -8,6 +8,7 @@ import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hook
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { ChangedElsewhere } from '../components/changed-elsewhere.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DeliveriesPanel } from '../components/deliveries-panel.js';
 import { DetailRows } from '../components/detail-rows.js';
 import { HistoryPanel } from '../components/history-panel.js';
 import { MasterField, RecordFacts } from '../components/master-fields.js';
@@ -357,6 +358,9 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
           </span>
         </div>
       </form>
+      {!isNew && meta.name === 'webhooks' ? (
+        <DeliveriesPanel path={path} canReplay={meta.allowed.includes('update')} />
+      ) : null}
       {!isNew ? (
         <HistoryPanel
           meta={meta}
