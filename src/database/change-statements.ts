@@ -43,20 +43,6 @@ export type StoredChange = {
   readonly changes: string;
 };
 
-export const CHANGE_COLUMNS = [
-  'resource',
-  'record_id',
-  'action',
-  'version',
-  'at',
-  'user_id',
-  'token_id',
-  'via',
-  'unit_id',
-  'company_id',
-  'changes',
-] as const satisfies ReadonlyArray<keyof StoredChange>;
-
 const LOCK_COUNTER = statementSite('lock change counter');
 const PENDING = statementSite('changes without seq');
 const NUMBER = statementSite('number changes');
