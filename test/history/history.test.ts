@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pruneRevisions } from '../../src/engine/history/retention.js';
-import { bearer, issue } from '../helpers/bearer.js';
+import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
 import { sqlitePassOnly } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { Contract } from '../helpers/openapi-contract.js';
@@ -282,5 +282,38 @@ describe('ids are never reused (DESIGN.md 3.11)', { skip: sqlitePassOnly('SQLite
     assert.ok(rowid.length > 5, JSON.stringify(tables.map((t) => t.name)));
     const reused = rowid.filter((t) => !/autoincrement/i.test(String(t.sql))).map((t) => t.name);
     assert.deepEqual(reused, []);
+  });
+});
+
+describe('TENANT_ISOLATION=true: history, restore and the deleted records keep to the caller’s company', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ TENANT_ISOLATION: 'true' });
+  });
+  after(() => server?.close());
+
+  it('another company’s record, live or deleted, is a 404 in history and restore and never listed as deleted; its own company sees and restores it', async () => {
+    const other = await seedIdentity(server, 'other-co', {
+      abilities: ['import-templates.read', 'import-templates.write'],
+    });
+    const theirs = { headers: bearer(other.token) };
+    const created = await server.post(PATH, templatePayload({ title: 'theirs' }), theirs);
+    assertJson(created, 201);
+    const id = created.body.id as number;
+    const [made] = (await server.get(`${PATH}/${id}/history`, theirs)).body.data;
+    assertJson(await server.get(`${PATH}/${id}/history`), 404, { error: 'Resource not found' });
+    assertJson(await server.post(`${PATH}/${id}/history/${made.seq}/restore`, {}), 404);
+    assertJson(await server.delete(`${PATH}/${id}`, theirs), 200);
+    assertJson(await server.get(`${PATH}/${id}/history`), 404, { error: 'Resource not found' });
+    assertJson(await server.post(`${PATH}/${id}/history/${made.seq}/restore`, {}), 404);
+    assert.deepEqual((await server.get(`${PATH}/deleted`)).body.data, []);
+    const listed = (await server.get(`${PATH}/deleted`, theirs)).body.data;
+    assert.deepEqual(
+      listed.map((d: { id: number }) => d.id),
+      [id],
+    );
+    assertJson(await server.post(`${PATH}/${id}/history/${made.seq}/restore`, {}, theirs), 201);
+    assertJson(await server.get(`${PATH}/${id}`), 404);
+    assertJson(await server.get(`${PATH}/${id}`, theirs), 200);
   });
 });
