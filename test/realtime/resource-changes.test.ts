@@ -92,33 +92,29 @@ describe('resource changes on real time (DESIGN.md 3.9)', () => {
   });
 
   it('the embedded server refuses a subscription whose channel data was not signed with it', async () => {
-    const reply = await sessionRequest(server.url, alice, 'POST', '/broadcasting/auth', {
-      socket_id: '123.456',
-      channel_name: 'private-resource.import-template-logs',
-    });
     const client = resourceClient(server.url, alice);
     clients.push(client);
-    // The signature of unit 1's scope does not hold for a wider one.
     await waitFor<void>('connected', (resolve) => client.connection.bind('connected', resolve));
-    const socketId = client.connection.socket_id;
+    const channel = 'private-resource.import-template-logs';
     const signed = await sessionRequest(server.url, alice, 'POST', '/broadcasting/auth', {
-      socket_id: socketId,
-      channel_name: 'private-resource.import-template-logs',
+      socket_id: client.connection.socket_id,
+      channel_name: channel,
     });
     assertJson(signed, 200);
-    assert.notEqual(signed.body.auth, reply.body.auth);
+    // The signature of Alice's scope (unit 1), sent with a wider one (every unit).
     const widened = JSON.stringify({ db: '', unit: null, company: null });
-    const error = await new Promise<unknown>((resolve) => {
+    const answer = await waitFor<{ event: string; data: unknown }>('the answer', (resolve) => {
       client.connection.bind('message', (message: { event: string; data: unknown }) => {
-        if (message.event === 'pusher:subscription_error') resolve(message.data);
+        if (/subscription_(error|succeeded)$/.test(message.event)) resolve(message);
       });
       client.send_event('pusher:subscribe', {
-        channel: 'private-resource.import-template-logs',
+        channel,
         auth: signed.body.auth,
         channel_data: widened,
       });
     });
-    assert.equal((error as { status: number }).status, 401);
+    assert.equal(answer.event, 'pusher:subscription_error');
+    assert.equal((answer.data as { status: number }).status, 401);
   });
 
   it('a write through the API reaches a subscriber as the change GET .../changes answers', async () => {
