@@ -5,6 +5,9 @@
 // real server on every engine.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { importTemplates } from '../../src/app/resources/import-templates.js';
+import { serviceRoutes } from '../../src/app/routes.js';
+import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { pruneRevisions } from '../../src/engine/history/retention.js';
 import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
 import { sqlitePassOnly } from '../helpers/engines.js';
@@ -315,5 +318,56 @@ describe('TENANT_ISOLATION=true: history, restore and the deleted records keep t
     assertJson(await server.post(`${PATH}/${id}/history/${made.seq}/restore`, {}, theirs), 201);
     assertJson(await server.get(`${PATH}/${id}`), 404);
     assertJson(await server.get(`${PATH}/${id}`, theirs), 200);
+  });
+});
+
+describe('a resource that requires If-Match requires it of a restore of a live record', () => {
+  const STRICT = '/api/strict-templates';
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer(
+      {},
+      {
+        resources: [
+          ...serviceRoutes,
+          {
+            path: STRICT,
+            parameter: 'import_template',
+            resource: defineResource({
+              model: importTemplates.entity,
+              details: ['groups', 'users'],
+              requireIfMatch: true,
+            }),
+            middleware: {
+              read: ['svc.api:import-templates.read'],
+              write: ['svc.api:import-templates.write'],
+            },
+          },
+        ],
+      },
+    );
+  });
+  after(() => server?.close());
+
+  it('without If-Match a 428 that changes nothing; with the current ETag the restore; a deleted record needs none', async () => {
+    const created = await server.post(STRICT, templatePayload({ title: 'Strict' }));
+    const id = created.body.id as number;
+    const changed = await server.patch(
+      `${STRICT}/${id}`,
+      { title: 'Strict 2' },
+      { headers: { 'if-match': created.headers.get('etag') ?? '' } },
+    );
+    assertJson(changed, 200);
+    const [, first] = (await server.get(`${STRICT}/${id}/history`)).body.data;
+    const restore = `${STRICT}/${id}/history/${first.seq}/restore`;
+    assert.equal((await server.post(restore, {})).status, 428);
+    assert.equal((await server.get(`${STRICT}/${id}`)).body.title, 'Strict 2');
+    const etag = changed.headers.get('etag') ?? '';
+    const restored = await server.post(restore, {}, { headers: { 'if-match': etag } });
+    assertJson(restored, 200);
+    assert.equal(restored.body.title, 'Strict');
+    const current = restored.headers.get('etag') ?? '';
+    assertJson(await server.delete(`${STRICT}/${id}`, { headers: { 'if-match': current } }), 200);
+    assertJson(await server.post(restore, {}), 201);
   });
 });
