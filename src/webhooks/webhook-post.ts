@@ -8,6 +8,15 @@ import { webhookSignature } from './webhook-secret.js';
 
 /** A 2xx must come within this long (DESIGN.md 3.10). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/**
+ * Connections kept open between attempts (a receiver is usually sent many). A kept connection
+ * was made to an address checked when it was opened.
+ */
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 4 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 4 }),
+};
+
 /** What is read of an answer's body at most. */
 const ANSWER_READ_LIMIT = 16 * 1024;
 
@@ -53,10 +62,10 @@ export function postWebhook(
       return;
     }
     const timestamp = Math.floor(Date.now() / 1000);
-    const client = url.protocol === 'https:' ? https : http;
-    const request = client.request(url, {
+    const secure = url.protocol === 'https:';
+    const request = (secure ? https : http).request(url, {
       method: 'POST',
-      agent: false,
+      agent: secure ? agents.https : agents.http,
       lookup: checkedLookup(allowPrivate),
       headers: {
         'content-type': 'application/json',

@@ -50,6 +50,7 @@ export class WebhookWorker {
   private prunedAt = Number.NEGATIVE_INFINITY;
   private again = false;
   private catchUp = false;
+  private readLogs = false;
   private stopped = false;
   private readonly stops: Array<() => void> = [];
   private readonly clock: () => number;
@@ -74,10 +75,14 @@ export class WebhookWorker {
     await this.running;
   }
 
-  /** Runs a pass now, or once more after the one under way: a wake is never dropped. */
-  wake(catchUp = false): void {
+  /**
+   * Runs a pass now, or once more after the one under way: a wake is never dropped. `logs`
+   * false: only claims (an attempt ended; no new change to read).
+   */
+  wake(catchUp = false, logs = true): void {
     if (this.stopped) return;
     this.catchUp ||= catchUp;
+    this.readLogs ||= logs;
     if (this.running) {
       this.again = true;
       return;
@@ -85,19 +90,20 @@ export class WebhookWorker {
     this.running = (async () => {
       do {
         this.again = false;
-        const catchUp = this.catchUp;
+        const { catchUp, readLogs } = this;
         this.catchUp = false;
-        await this.pass(catchUp);
+        this.readLogs = false;
+        await this.pass(catchUp, readLogs);
       } while (this.again && !this.stopped);
     })().finally(() => {
       this.running = null;
     });
   }
 
-  private async pass(catchUp: boolean): Promise<void> {
+  private async pass(catchUp: boolean, readLogs: boolean): Promise<void> {
     const { system, databases, integerKey, log } = this.options;
     try {
-      for (const { key, database } of databases) {
+      for (const { key, database } of readLogs ? databases : []) {
         // A change a killed writer committed but did not number gets its seq first.
         if (catchUp) await numberCommitted(database);
         while ((await fanOut(system, key, database, integerKey, this.clock())) > 0);
@@ -112,7 +118,7 @@ export class WebhookWorker {
           .catch((error: unknown) => log.warn({ err: error }, 'A webhook attempt failed.'))
           .finally(() => {
             this.inFlight -= 1;
-            this.wake();
+            this.wake(false, false);
           });
       }
     } catch (error) {
