@@ -24,6 +24,8 @@ const DATA_TABLES = [
   'svc_change_state',
   'svc_changes',
 ];
+/** The history's revisions live beside them too (data migrations 0008, 0009). */
+const HISTORY_TABLES = ['svc_revisions'];
 const DATA_MIGRATIONS = migrationNames('data');
 
 /** The tables of a SQLite file, without SQLite's own, by name. */
@@ -105,6 +107,7 @@ for (const setup of UNIT_SETUPS) {
           ...DATA_TABLES,
           'svc_migrations_data',
           'svc_migrations_data_lock',
+          ...HISTORY_TABLES,
         ]);
         assert.deepStrictEqual(appliedIn(file), DATA_MIGRATIONS);
       }
@@ -128,6 +131,7 @@ for (const setup of UNIT_SETUPS) {
           ...DATA_TABLES,
           'svc_migrations_data',
           'svc_migrations_data_lock',
+          ...HISTORY_TABLES,
         ]);
         assert.deepStrictEqual(appliedIn(north), DATA_MIGRATIONS);
         assert.deepStrictEqual(server.service.unitDatabases.names(), ['east', 'north']);
