@@ -33,7 +33,7 @@ const LOG_STATE = statementSite('change log state');
 const PAGE = statementSite('changes page');
 
 /** A whole number in a query string's form (digits only), or null. */
-function wholeOf(value: unknown): number | null {
+export function wholeOf(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
   return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
 }

@@ -10,7 +10,7 @@ import { REVISIONS_TABLE } from '../../database/revision-statements.js';
 import { type ErrorBag, errors } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
 import { parseKey } from '../actions/record-key.js';
-import { feedScopeOf } from '../changes/change-feed.js';
+import { feedScopeOf, wholeOf } from '../changes/change-feed.js';
 import { numberCommitted } from '../changes/committed.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -37,11 +37,6 @@ export interface HistoryPage {
 const PAGE = statementSite('history page');
 const ONE = statementSite('one revision');
 const LAST_VERSION = statementSite('last revision version');
-
-function wholeOf(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
-  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
-}
 
 /** `before` (absent: the newest) and `limit` (default 20, at most 100); anything else is a 422. */
 export function historyQueryOf(input: Readonly<Record<string, unknown>>): HistoryQuery {

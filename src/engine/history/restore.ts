@@ -9,6 +9,7 @@ import type { Row } from '../../model/entity.js';
 import { create } from '../actions/create.js';
 import { parseKey } from '../actions/record-key.js';
 import { update } from '../actions/update.js';
+import { wholeOf } from '../changes/change-feed.js';
 import type { TaggedRecord } from '../conditional/entity-tag.js';
 import { checkWrite, type Preconditions, requireIfMatch } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext } from '../context.js';
@@ -43,7 +44,7 @@ export async function restore(
 ): Promise<Restored> {
   const { entity } = resource;
   const key = parseKey(resource, id);
-  const at = typeof seq === 'string' && /^\d{1,15}$/.test(seq) ? Number(seq) : null;
+  const at = wholeOf(seq);
   const revision =
     key === null || at === null ? null : await findRevision(resource, context, key, at);
   if (key === null || revision === null) throw errors.resourceNotFound();
