@@ -1,12 +1,14 @@
 // The deliveries outbox (DESIGN.md 3.10), in the main database: each database's change log is
 // turned into one delivery per change and subscribed endpoint (fanOut, under that database's
 // cursor row, so with several instances a change becomes deliveries once), then deliveries are
-// claimed with a lease (claimDue: PostgreSQL and MariaDB `FOR UPDATE SKIP LOCKED`, SQLite its
-// single write lock), sent, and their outcome recorded against the lease (settle). A worker
-// killed after its claim leaves a lease that runs out: the delivery is claimed again.
-// Per endpoint only the oldest pending delivery is ever claimed: deliveries go out in order.
+// claimed with a lease (headsOf, claim: a compare-and-set of the lease, so with several
+// instances one claims each; a cheaper and stricter form of FOR UPDATE SKIP LOCKED here, since
+// only an endpoint's head may be claimed at all), sent, and their outcome recorded against the
+// lease (settle). A worker killed after its claim leaves a lease that runs out: the delivery is
+// claimed again. Per endpoint only the oldest pending delivery is ever claimed: deliveries go out
+// in order, one at a time.
 import { randomUUID } from 'node:crypto';
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Database } from '../database/database.js';
 import type { Db } from '../database/db.js';
 import { changeOf } from '../engine/changes/change.js';
@@ -132,76 +134,87 @@ function eventsOf(value: unknown): string[] {
   return Array.isArray(parsed) ? parsed.map(String) : [];
 }
 
+/** An endpoint's oldest pending delivery: the only one of it that may go out. */
+export interface Head {
+  readonly webhookId: number;
+  readonly id: number;
+  /** Epoch ms: when it is due, or when its claim runs out, whichever is later. */
+  readonly notBefore: number;
+}
+
 /**
- * Claims up to `limit` due deliveries, each the oldest pending one of its endpoint, for LEASE_MS: they are
- * this worker's until it settles them or the lease runs out. Counts the attempt at the claim,
- * so one cut short by a kill still counts.
+ * The oldest pending delivery of each endpoint in `webhooks` (default: every endpoint): one
+ * indexed probe each, however long the endpoint's backlog (a receiver down for a day).
  */
-export async function claimDue(
-  system: Database,
-  now: number,
-  limit: number,
-): Promise<ClaimedDelivery[]> {
-  const leaseToken = randomUUID();
-  const claimed = await system.transaction(async (trx) => {
-    let due = trx
-      .selectFrom(`${DELIVERIES} as d`)
-      .select(['d.id', 'd.webhook_id', 'd.payload', 'd.attempts', 'd.first_attempt_at'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', now)]))
-      .where(
-        ({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom(`${DELIVERIES} as e`)
-                .select(sql.lit(1).as('one'))
-                .whereRef('e.webhook_id', '=', 'd.webhook_id')
-                .where('e.status', '=', 'pending')
-                .whereRef('e.id', '<', 'd.id'),
-            ),
-          ) as Expression<SqlBool>,
-      )
-      .orderBy('d.id')
-      .limit(sql.lit(Math.trunc(limit)));
-    if (lockingReads(system)) due = due.forUpdate().skipLocked();
-    const rows = await due.execute();
-    if (rows.length === 0) return [];
-    const ids = rows.map((r) => Number(r.id));
-    await trx
-      .updateTable(DELIVERIES)
-      .set({
-        lease_until: now + LEASE_MS,
-        lease_token: leaseToken,
-        attempts: sql`attempts + 1`,
-        first_attempt_at: sql`coalesce(first_attempt_at, ${now})`,
-        updated_at: now,
-      })
-      .where('id', 'in', ids)
+export async function headsOf(system: Database, skip: ReadonlySet<number>): Promise<Head[]> {
+  const { db } = system;
+  const endpoints = await db.selectFrom('webhooks').select('id').execute();
+  const heads: Head[] = [];
+  for (const { id: raw } of endpoints) {
+    const webhookId = Number(raw);
+    if (skip.has(webhookId)) continue;
+    const [head] = await db
+      .selectFrom(DELIVERIES)
+      .select(['id', 'next_attempt_at', 'lease_until'])
+      .where('status', '=', 'pending')
+      .where('webhook_id', '=', webhookId)
+      .orderBy('id')
+      .limit(sql.lit(1))
       .execute();
-    return rows;
-  });
-  if (claimed.length === 0) return [];
-  const endpoints = await endpointsOf(
-    system.db,
-    claimed.map((r) => Number(r.webhook_id)),
-  );
-  return claimed.flatMap((row) => {
-    const endpoint = endpoints.get(Number(row.webhook_id));
-    if (!endpoint) return [];
-    return [
-      {
-        id: Number(row.id),
-        webhookId: Number(row.webhook_id),
-        payload: String(row.payload),
-        firstAttemptAt: row.first_attempt_at == null ? now : Number(row.first_attempt_at),
-        attempts: Number(row.attempts) + 1,
-        leaseToken,
-        url: endpoint.url,
-        secret: endpoint.secret,
-      },
-    ];
-  });
+    if (head)
+      heads.push({
+        webhookId,
+        id: Number(head.id),
+        notBefore: Math.max(Number(head.next_attempt_at), Number(head.lease_until ?? 0)),
+      });
+  }
+  return heads;
+}
+
+/**
+ * Claims `head` for LEASE_MS if it is still pending and nobody holds it: a compare-and-set
+ * UPDATE, so of several instances one claims it (the others' UPDATE finds the lease taken).
+ * Counts the attempt at the claim, so one cut short by a kill still counts.
+ */
+export async function claim(
+  system: Database,
+  head: Head,
+  now: number,
+): Promise<ClaimedDelivery | null> {
+  const { db } = system;
+  const leaseToken = randomUUID();
+  const result = await db
+    .updateTable(DELIVERIES)
+    .set({
+      lease_until: now + LEASE_MS,
+      lease_token: leaseToken,
+      attempts: sql`attempts + 1`,
+      first_attempt_at: sql`coalesce(first_attempt_at, ${now})`,
+      updated_at: now,
+    })
+    .where('id', '=', head.id)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return null;
+  const [row] = await db
+    .selectFrom(DELIVERIES)
+    .select(['payload', 'attempts', 'first_attempt_at'])
+    .where('id', '=', head.id)
+    .execute();
+  const endpoint = (await endpointsOf(db, [head.webhookId])).get(head.webhookId);
+  if (!row || !endpoint) return null;
+  return {
+    id: head.id,
+    webhookId: head.webhookId,
+    payload: String(row.payload),
+    firstAttemptAt: row.first_attempt_at == null ? now : Number(row.first_attempt_at),
+    attempts: Number(row.attempts),
+    leaseToken,
+    url: endpoint.url,
+    secret: endpoint.secret,
+  };
 }
 
 async function endpointsOf(db: Db, ids: number[]) {

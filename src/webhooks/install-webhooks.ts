@@ -25,7 +25,7 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
     log: app.log,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  registerWebhookRoutes(app, { ...options, replayed: () => worker.wake() });
+  registerWebhookRoutes(app, { ...options, replayed: () => worker.replayed() });
   if (!options.settings.worker) return;
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => worker.stop());

@@ -9,8 +9,9 @@ import { numberCommitted, onChangesCommitted } from '../engine/changes/committed
 import type { WarnLog } from '../support/warn-log.js';
 import {
   type ClaimedDelivery,
-  claimDue,
+  claim,
   fanOut,
+  headsOf,
   pruneDeliveries,
   type Settlement,
   settle,
@@ -46,7 +47,10 @@ const MAX_IN_FLIGHT = 32;
 
 export class WebhookWorker {
   private running: Promise<void> | null = null;
-  private inFlight = 0;
+  /** Endpoints with an attempt of this process under way. */
+  private readonly inFlight = new Set<number>();
+  /** Endpoints whose head is not due before this time (epoch ms). */
+  private readonly notBefore = new Map<number, number>();
   private prunedAt = Number.NEGATIVE_INFINITY;
   private again = false;
   private catchUp = false;
@@ -66,6 +70,12 @@ export class WebhookWorker {
     timer.unref();
     this.stops.push(() => clearInterval(timer));
     this.wake(true);
+  }
+
+  /** Something was replayed: every endpoint is looked at now. */
+  replayed(): void {
+    this.notBefore.clear();
+    this.wake();
   }
 
   /** Stops waking; resolves once the pass under way has ended (attempts under way are let go). */
@@ -109,15 +119,26 @@ export class WebhookWorker {
         while ((await fanOut(system, key, database, integerKey, this.clock())) > 0);
       }
       await this.prune();
-      const room = MAX_IN_FLIGHT - this.inFlight;
-      if (room <= 0) return;
-      // Not awaited: each attempt wakes the worker when it ends, for what came due meanwhile.
-      for (const delivery of await claimDue(system, this.clock(), room)) {
-        this.inFlight += 1;
+      // A head not due yet stays the head until it is attempted: its endpoint is not looked at
+      // again before then (a catch-up pass looks again: another instance may have moved it).
+      if (catchUp) this.notBefore.clear();
+      const now = this.clock();
+      const skip = new Set(this.inFlight);
+      for (const [webhook, at] of this.notBefore) if (at > now) skip.add(webhook);
+      for (const head of await headsOf(system, skip)) {
+        if (this.inFlight.size >= MAX_IN_FLIGHT) return;
+        if (head.notBefore > now) {
+          this.notBefore.set(head.webhookId, head.notBefore);
+          continue;
+        }
+        const delivery = await claim(system, head, this.clock());
+        if (!delivery) continue;
+        this.inFlight.add(delivery.webhookId);
+        // Not awaited: each attempt wakes the worker when it ends, for its endpoint's next one.
         void this.attempt(delivery)
           .catch((error: unknown) => log.warn({ err: error }, 'A webhook attempt failed.'))
           .finally(() => {
-            this.inFlight -= 1;
+            this.inFlight.delete(delivery.webhookId);
             this.wake(false, false);
           });
       }
