@@ -78,10 +78,16 @@ describe('GET /docs: the API reference page in a real browser', { skip }, () => 
     assert.equal(response?.status(), 200);
     await page.getByRole('heading', { name: 'svc', exact: false }).first().waitFor();
     await page
-      .getByRole('button', { name: /^GET \/api\/import-templates\b/ })
+      .getByRole('heading', { name: /^Import templates/ })
       .first()
       .waitFor();
     return visit;
+  }
+
+  /** Expands a tag (they start collapsed) and waits for one of its operations. */
+  async function expand(page: Page, tag: RegExp, operation: RegExp): Promise<void> {
+    await page.getByRole('heading', { name: tag }).first().click();
+    await page.getByRole('button', { name: operation }).first().waitFor();
   }
 
   before(async () => {
@@ -111,18 +117,17 @@ describe('GET /docs: the API reference page in a real browser', { skip }, () => 
 
   it('renders the document: the "Import templates" tag and its operations, without console errors or CSP violations', async () => {
     const { page, errors } = await visit(server.url);
-    await page
-      .getByRole('heading', { name: /^Import templates/ })
-      .first()
-      .waitFor();
+    // Every tag is there, collapsed; each expands to its operations.
+    await expand(page, /^Import templates/, /^GET \/api\/import-templates\b/);
     for (const name of [
-      /^GET \/api\/import-templates\b/,
       /^POST \/api\/import-templates\b/,
       /^PATCH \/api\/import-templates\/\{import_template\}/,
-      /^DELETE \/api\/users\/\{user\}/,
-      /^POST \/app\/login\b/,
+      /^GET \/api\/import-templates\/changes\b/,
+      /^POST \/api\/import-templates\/\{import_template\}\/history\/\{seq\}\/restore/,
     ])
       await page.getByRole('button', { name }).first().waitFor();
+    await expand(page, /^Users/, /^DELETE \/api\/users\/\{user\}/);
+    await expand(page, /^Session/, /^POST \/app\/login\b/);
     // An operation opens with its parameters and documented answers (3.1 schemas render).
     await page
       .getByRole('button', { name: /^GET \/api\/import-templates\b/ })
