@@ -38,7 +38,7 @@ function withoutServices(): NodeJS.ProcessEnv {
 }
 
 describe('test/run.mjs', { concurrency: true }, () => {
-  it('says before it starts which engines and service suites run or are skipped and why, a line per file, and the totals per engine with the skipped suites', async () => {
+  it('says before it starts which engines and service suites run or are skipped and why, a line per file, and the totals per engine with their time, slowest files and skipped suites', async () => {
     const { code, out } = await runner(withoutServices(), [
       'test/redis/redis-config',
       'test/validation/validator',
@@ -64,7 +64,7 @@ describe('test/run.mjs', { concurrency: true }, () => {
     );
     assert.match(
       out,
-      /\n# results\n# {3}SQLite: \d+ passed, 0 failed, 0 skipped tests, 0 skipped suites\n# {3}PostgreSQL: not run \(TEST_POSTGRES_URL is not set\)\n/,
+      /\n# results\n# {3}SQLite: \d+ passed, 0 failed, 0 skipped tests, 0 skipped suites in \d+ s\n# {5}slowest: test\/\S+\.test\.ts [\d.]+ s, test\/\S+\.test\.ts [\d.]+ s\n# {3}PostgreSQL: not run \(TEST_POSTGRES_URL is not set\)\n/,
     );
   });
 
