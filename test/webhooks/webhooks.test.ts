@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { bearer, seedIdentity } from '../helpers/bearer.js';
 import { assertJson } from '../helpers/http.js';
 import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -277,5 +278,66 @@ describe('webhooks: the delivery log is kept WEBHOOKS_DELIVERY_RETENTION_DAYS (i
     now += 2 * 24 * 60 * 60 * 1000;
     const kept = await until(server, endpoint.id, (list) => list.length === 1);
     assert.notEqual(kept[0]?.id, old?.id);
+  });
+});
+
+describe('webhooks with TENANT_ISOLATION=true (issue 34)', () => {
+  let server: TestServer;
+  const mine = new WebhookReceiver();
+  const theirs = new WebhookReceiver();
+
+  before(async () => {
+    await mine.up();
+    await theirs.up();
+    server = await startTestServer({ ...FAST_RETRIES, TENANT_ISOLATION: 'true' });
+  });
+  after(async () => {
+    await server?.close();
+    await mine.down();
+    await theirs.down();
+  });
+
+  it("an endpoint receives only its creator's company's changes, and another company's admin neither sees nor replays it", async () => {
+    const other = await seedIdentity(server, 'other-co', {
+      admin: 'Y',
+      abilities: ['import-templates.write', 'webhooks.read', 'webhooks.write'],
+    });
+    const otherAuth = bearer(other.token);
+    const ours = await createEndpoint(server, mine.url, ['import-templates.created']);
+    const made = await server.post(
+      '/api/webhooks',
+      { url: theirs.url, events: ['import-templates.created'] },
+      { headers: otherAuth },
+    );
+    assertJson(made, 201);
+    const [ourTemplate] = await createTemplates(server, ['Ours']);
+    const theirTemplate = await server.post(
+      '/api/import-templates',
+      templatePayload({ title: 'Theirs' }),
+      {
+        headers: otherAuth,
+      },
+    );
+    assertJson(theirTemplate, 201);
+    await mine.waitFor(1);
+    await theirs.waitFor(1);
+    // Time for a stray delivery to show.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(
+      mine.received.map((r) => bodyOf(r.body).data.id),
+      [ourTemplate],
+    );
+    assert.deepEqual(
+      theirs.received.map((r) => bodyOf(r.body).data.id),
+      [theirTemplate.body.id],
+    );
+    assertJson(
+      await server.get(`/api/webhooks/${ours.id}/deliveries`, { headers: otherAuth }),
+      404,
+    );
+    assertJson(
+      await server.post(`/api/webhooks/${ours.id}/rotate-secret`, {}, { headers: otherAuth }),
+      404,
+    );
   });
 });
