@@ -39,6 +39,9 @@ export function driverError(
         return withCause(errors.serviceUnavailable(), error);
       case 'timeout':
         return withCause(errors.databaseTimeout(), error);
+      // Still a victim after the retries (engine/context.ts): the database is too busy now.
+      case 'deadlock':
+        return withCause(errors.serviceUnavailable(), error);
     }
   }
   return null;

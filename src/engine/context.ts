@@ -60,26 +60,38 @@ export async function inTransaction<T>(
   const database = storage === 'data' ? context.data : context.system;
   const onSystem = database === context.system;
   const { check } = context;
-  const appended: AppendedChange[] = [];
-  try {
-    const result = await database.transaction(async (trx) => {
-      const carried = check && onSystem ? carriedWithin(check, trx) : undefined;
-      const connections = {
-        system: onSystem ? trx : context.system.db,
-        data: shared || !onSystem ? trx : context.data.db,
-      };
-      const answer = await work(connections, carried, appended);
-      if (check && !carried?.holds()) throw new CheckMoved();
-      return answer;
-    });
-    changesAppended(database, appended);
-    return result;
-  } catch (error) {
-    throw error instanceof HttpError
-      ? error
-      : (driverError(error, [context.data.adapter, context.system.adapter], 'record') ?? error);
+  for (let attempt = 1; ; attempt++) {
+    const appended: AppendedChange[] = [];
+    try {
+      const result = await database.transaction(async (trx) => {
+        const carried = check && onSystem ? carriedWithin(check, trx) : undefined;
+        const connections = {
+          system: onSystem ? trx : context.system.db,
+          data: shared || !onSystem ? trx : context.data.db,
+        };
+        const answer = await work(connections, carried, appended);
+        if (check && !carried?.holds()) throw new CheckMoved();
+        return answer;
+      });
+      changesAppended(database, appended);
+      return result;
+    } catch (error) {
+      // A deadlock's victim was rolled back whole: the write runs again from its start (writes
+      // of detail rows by several writers at once meet gap locks on MariaDB).
+      if (
+        attempt < DEADLOCK_ATTEMPTS &&
+        database.adapter.translateError(error)?.kind === 'deadlock'
+      )
+        continue;
+      throw error instanceof HttpError
+        ? error
+        : (driverError(error, [context.data.adapter, context.system.adapter], 'record') ?? error);
+    }
   }
 }
+
+/** How many times a write runs when the database keeps choosing it as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 4;
 
 /** The dialect adapter of the database that stores `storage`. */
 export function adapterFor(context: EngineContext, storage: 'system' | 'data') {

@@ -29,7 +29,12 @@ export type TranslatedError =
   /** The server cannot be reached, refused or dropped the connection, or is shutting down. */
   | { kind: 'unavailable' }
   /** The statement was cancelled: it ran past the statement timeout or waited too long for a lock. */
-  | { kind: 'timeout' };
+  | { kind: 'timeout' }
+  /**
+   * The server chose this transaction as a deadlock's victim and rolled it back: the whole
+   * transaction may run again (engine/context.ts inTransaction does, a few times).
+   */
+  | { kind: 'deadlock' };
 
 export interface DialectAdapter {
   readonly name: DialectName;

@@ -92,6 +92,7 @@ export const mysqlAdapter: DialectAdapter = {
       };
     }
     if (errno !== undefined && CANCELLED.has(errno)) return { kind: 'timeout' };
+    if (code === 'ER_LOCK_DEADLOCK') return { kind: 'deadlock' };
     // mysql2 marks every error that ends the connection (network, protocol, closed) as fatal.
     if (
       fatal === true ||

@@ -98,6 +98,8 @@ export const postgresAdapter: DialectAdapter = {
     if (code === '22001') return { kind: 'too-long', column: null };
     if (code === '23502') return { kind: 'not-null', column: column ?? null };
     if (CANCELLED.has(code)) return { kind: 'timeout' };
+    // deadlock_detected, serialization_failure
+    if (code === '40P01' || code === '40001') return { kind: 'deadlock' };
     if (UNAVAILABLE.test(code) || NETWORK.has(code)) return { kind: 'unavailable' };
     return null;
   },
