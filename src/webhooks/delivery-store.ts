@@ -42,6 +42,17 @@ const lockingReads = (db: Database) => db.adapter.name !== 'sqlite';
  * the active endpoints that subscribe to them (in isolation, only of the change's company);
  * answers how many changes it read. The first time, the cursor starts at the log's end.
  */
+/** Whether any endpoint is active (one indexed read of at most one row). */
+export async function hasActiveEndpoints(system: Database): Promise<boolean> {
+  const rows = await system.db
+    .selectFrom('webhooks')
+    .select('id')
+    .where('active', '=', 'Y')
+    .limit(1)
+    .execute();
+  return rows.length > 0;
+}
+
 export async function fanOut(
   system: Database,
   key: string,
