@@ -14,12 +14,12 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/loop node bench/loop-delay.mjs
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { freePort } from './soak/server.mjs';
 
 if (!isMainThread) {
   // The list clients: each asks for the page again as soon as it has read the last one.
@@ -54,16 +54,6 @@ const CONCURRENCY = Number(process.env.CONCURRENCY || 10);
 const DURATION = Number(process.env.DURATION || 20);
 const BODY_LIMIT = 1024 * 1024;
 const PASSWORD = 'bench-admin-password';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-loop-'));
 const statsFile = path.join(dataDir, 'loop-stats.json');

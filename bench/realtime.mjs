@@ -10,112 +10,33 @@
 //
 // RATE single-recipient sends per second; every BROADCAST_EVERY seconds one notification goes to
 // all CONNECTIONS users at once (one request, CONNECTIONS records and events), reported apart.
-import { execFileSync, spawn } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import {
+  ROOT,
+  rssMiB,
+  sleep,
+  startRealtimeServer,
+  subscribe,
+  summary,
+  WebSocket,
+} from './realtime-server.mjs';
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(path.join(ROOT, 'package.json'));
-const WebSocket = require('ws');
-const Database = require('better-sqlite3');
+const Database = createRequire(path.join(ROOT, 'package.json'))('better-sqlite3');
 
 const CONNECTIONS = Number(process.env.CONNECTIONS || 1000);
 const DURATION = Number(process.env.DURATION || 60);
 const RATE = Number(process.env.RATE || 20);
 const BROADCAST_EVERY = Number(process.env.BROADCAST_EVERY || 10);
-// A free port unless told (other benchmarks may hold fixed ones).
-const PORT = Number(process.env.BENCH_PORT) || (await freePort());
-const KEY = 'svc-key';
-const SECRET = 'bench-secret';
-const BASE = `http://127.0.0.1:${PORT}`;
 
-const MAIN = path.join(ROOT, 'dist/cli/main.js');
-if (!fs.existsSync(MAIN)) {
-  console.error('dist/ is missing: run `npm run build` first.');
-  process.exit(2);
-}
-
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-realtime-'));
-const env = {
-  ...process.env,
-  DATA_DIR: dataDir,
-  HOST: '127.0.0.1',
-  PORT: String(PORT),
-  ADMIN_PASSWORD: 'bench-admin-password',
-  LOG_LEVEL: 'warn',
-  REALTIME_NOTIFICATIONS: 'true',
-  PUSHER_APP_SECRET: SECRET,
-  // Every client comes from 127.0.0.1: the bounds are lifted to the load asked for.
-  REALTIME_MAX_CONNECTIONS: String(Math.max(CONNECTIONS, 500)),
-  REALTIME_MAX_CONNECTIONS_PER_ADDRESS: String(Math.max(CONNECTIONS, 50)),
-};
-delete env.PUSHER_HOST;
-delete env.DATABASE_URL;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const rssMiB = (pid) =>
-  Number(
-    execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
-      .toString()
-      .trim(),
-  ) / 1024;
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-const summary = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (v) => Math.round(v * 100) / 100;
-  return {
-    n: sorted.length,
-    p50: round(percentile(sorted, 50)),
-    p99: round(percentile(sorted, 99)),
-    max: round(sorted[sorted.length - 1] ?? NaN),
-  };
-};
-
-// ---- the server ------------------------------------------------------------------------------
-const server = spawn(process.execPath, [MAIN, 'serve'], {
-  cwd: ROOT,
-  env,
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-const stopServer = () => {
-  if (server.exitCode === null) server.kill('SIGTERM');
-};
-process.on('exit', () => {
-  stopServer();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
-for (let i = 0; ; i++) {
-  if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
-  try {
-    await fetch(`${BASE}/app/session`);
-    break;
-  } catch {
-    if (i > 100) throw new Error('the server did not start');
-    await sleep(100);
-  }
-}
+const server = await startRealtimeServer({ connections: CONNECTIONS, name: 'realtime' });
+const BASE = server.base;
 
 // ---- users (straight into the database: set-up, not what is measured) and a token --------------
-const db = new Database(path.join(dataDir, 'svc.sqlite'));
+const db = new Database(path.join(server.dataDir, 'svc.sqlite'));
 db.pragma('busy_timeout = 5000');
 const now = new Date().toISOString();
 const insertUser = db.prepare(
@@ -129,13 +50,7 @@ const userIds = db.transaction(() =>
   ),
 )();
 db.close();
-const token = execFileSync(
-  process.execPath,
-  [MAIN, 'token:create', 'admin', 'Main', '--name=bench', '--abilities=notifications.send'],
-  { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] },
-)
-  .toString()
-  .trim();
+const token = server.token('notifications.send');
 
 const rssIdle = rssMiB(server.pid);
 
@@ -148,34 +63,19 @@ let closedEarly = 0;
 let holding = true;
 
 function connect(userId) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${PORT}/app/${KEY}?protocol=7&client=bench&version=1`);
-    const channel = `private-notifications.${userId}`;
-    ws.on('message', (raw) => {
-      const frame = JSON.parse(String(raw));
-      if (frame.event === 'pusher:connection_established') {
-        const socketId = JSON.parse(frame.data).socket_id;
-        const auth = `${KEY}:${createHmac('sha256', SECRET).update(`${socketId}:${channel}`).digest('hex')}`;
-        ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { channel, auth } }));
-      } else if (frame.event === 'pusher_internal:subscription_succeeded') {
-        resolve(ws);
-      } else if (frame.event === 'pusher:subscription_error') {
-        reject(new Error(JSON.stringify(frame)));
-      } else if (frame.event === 'pusher:ping') {
-        ws.send('{"event":"pusher:pong","data":{}}');
-      } else if (frame.event === 'SvcNotificationReceived') {
-        const arrived = performance.now();
-        const { title } = JSON.parse(frame.data);
-        const started = sentAt.get(title);
-        received += 1;
-        if (started === undefined) return;
-        (title.startsWith('all ') ? broadcastLatencies : singleLatencies).push(arrived - started);
-      }
-    });
-    ws.once('error', reject);
-    ws.once('close', () => {
+  return subscribe(server.port, `private-notifications.${userId}`, {
+    onEvent(event, data, arrived) {
+      if (event !== 'SvcNotificationReceived') return;
+      const started = sentAt.get(data.title);
+      received += 1;
+      if (started === undefined) return;
+      (data.title.startsWith('all ') ? broadcastLatencies : singleLatencies).push(
+        arrived - started,
+      );
+    },
+    onClose() {
       if (holding) closedEarly += 1;
-    });
+    },
   });
 }
 
@@ -270,8 +170,5 @@ const report = {
 };
 console.log(JSON.stringify(report, null, 2));
 for (const ws of sockets) ws.terminate();
-stopServer();
-await new Promise((resolve) =>
-  server.exitCode !== null ? resolve() : server.once('exit', resolve),
-);
+await server.stop();
 process.exit(failures > 0 || closedEarly > 0 || received < expected ? 1 : 0);
