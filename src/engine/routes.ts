@@ -54,6 +54,15 @@ export interface ResourceRoute {
   readonly middleware?: { readonly read?: readonly string[]; readonly write?: readonly string[] };
 }
 
+/**
+ * Whether a resource's ids are integers, by its name: what changeOf needs to give a change-log
+ * row's id its type, for the consumers of every resource's changes (live relay, webhooks).
+ */
+export function integerKeyOf(routes: readonly ResourceRoute[]): (resource: string) => boolean {
+  const names = new Set(routes.filter((r) => r.resource.keyIsInteger).map((r) => r.resource.name));
+  return (resource) => names.has(resource);
+}
+
 export interface RouteDependencies {
   /** The engine context of an authenticated request. */
   context(request: FastifyRequest): EngineContext;

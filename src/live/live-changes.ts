@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../database/database.js';
 import type { EngineContext } from '../engine/context.js';
-import type { ResourceRoute } from '../engine/routes.js';
+import { integerKeyOf, type ResourceRoute } from '../engine/routes.js';
 import type { SharedRedis } from '../kernel/shared-redis.js';
 import type { ScopedChannels, ScopedDelivery } from '../realtime/scoped-channels.js';
 import { ChangeRelay, type RelayedDatabase } from './change-relay.js';
@@ -26,9 +26,6 @@ export interface LiveChanges {
 
 export function liveChanges(options: LiveChangesOptions): LiveChanges {
   const keys = new Map<Database, string>(options.databases.map((d) => [d.database, d.key]));
-  const integerKeys = new Set(
-    options.routes.filter((r) => r.resource.keyIsInteger).map((r) => r.resource.name),
-  );
   const channels = resourceChannelScope({
     routes: options.routes,
     contextOf: options.contextOf,
@@ -41,7 +38,7 @@ export function liveChanges(options: LiveChangesOptions): LiveChanges {
       const relay = new ChangeRelay({
         databases: options.databases,
         sockets,
-        integerKey: (resource) => integerKeys.has(resource),
+        integerKey: integerKeyOf(options.routes),
         redis,
         log: app.log,
       });
