@@ -1,22 +1,23 @@
 // Companies (tenants), their units, and user groups (DESIGN.md 3.3).
 import { sql } from 'kysely';
-import { defineEntity } from '../../model/entity.js';
+import { entity } from '../../model/declare-entity.js';
+import { field, timestamps } from '../../model/fields.js';
 import { belongsTo } from '../../model/relations/relation.js';
 
-export const company = defineEntity({
-  name: 'Company',
-  table: 'companies',
-  columns: ['id', 'name', 'active', 'created_at', 'updated_at'],
-  casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
-  fillable: ['name', 'active'],
-  titleColumns: ['name'],
-  tenantMember: (tenantId) => sql<boolean>`companies.id = ${sql.lit(tenantId)}`,
-  // Names stay usable: a company is found by its name (svc unit:create --company=Acme).
-  rules: (id) => ({
-    name: ['required', 'string', 'max:200', `unique:companies,name,${id ?? 'NULL'}`],
-    active: ['nullable', 'in:Y,N'],
-  }),
-});
+export const company = entity(
+  'Company',
+  'companies',
+  {
+    // Names stay usable: a company is found by its name (svc unit:create --company=Acme).
+    name: field.string(200).required().unique({ index: false }),
+    active: field.flag('Y').notNull(),
+    ...timestamps(),
+  },
+  {
+    titleColumns: ['name'],
+    tenantMember: (tenantId) => sql<boolean>`companies.id = ${sql.lit(tenantId)}`,
+  },
+);
 
 /** The company a unit is written into, as a rule parameter: its id, or NULL. */
 function companyOf(record: Readonly<Record<string, unknown>>): string {
@@ -27,38 +28,31 @@ function companyOf(record: Readonly<Record<string, unknown>>): string {
     : 'NULL';
 }
 
-export const unit = defineEntity({
-  name: 'Unit',
-  table: 'units',
-  columns: ['id', 'name', 'company_id', 'connection', 'active', 'created_at', 'updated_at'],
-  casts: { id: 'integer', company_id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
-  fillable: ['name', 'company_id', 'connection', 'active'],
-  labels: { company_id: 'Company' },
-  titleColumns: ['name'],
-  tenantMember: (tenantId) => sql<boolean>`units.company_id = ${sql.lit(tenantId)}`,
-  relations: { company: belongsTo(() => company, 'company_id', { columns: ['id', 'name'] }) },
-  // A unit's name is unique within its company (units without a company count as one company).
-  rules: (id, record) => ({
-    name: [
-      'required',
-      'string',
-      'max:200',
-      `unique:units,name,${id ?? 'NULL'},id,company_id,${companyOf(record)}`,
-    ],
-    company_id: ['nullable', 'integer', 'exists:companies,id'],
-    connection: ['nullable', 'string', 'max:64'],
-    active: ['nullable', 'in:Y,N'],
-  }),
-});
+export const unit = entity(
+  'Unit',
+  'units',
+  {
+    // A unit's name is unique within its company (units without a company count as one company).
+    name: field
+      .string(200)
+      .required()
+      .rule((id, record) => `unique:units,name,${id ?? 'NULL'},id,company_id,${companyOf(record)}`),
+    // A company with units cannot be deleted: its units' tokens would silently lose their tenant.
+    company_id: field.belongsTo('companies').foreignKey('restrict').label('Company'),
+    connection: field.string(64),
+    active: field.flag('Y').notNull(),
+    ...timestamps(),
+  },
+  {
+    titleColumns: ['name'],
+    tenantMember: (tenantId) => sql<boolean>`units.company_id = ${sql.lit(tenantId)}`,
+    relations: { company: belongsTo(() => company, 'company_id', { columns: ['id', 'name'] }) },
+  },
+);
 
-export const group = defineEntity({
-  name: 'Group',
-  table: 'groups',
-  columns: ['id', 'name', 'created_at', 'updated_at'],
-  casts: { id: 'integer', created_at: 'datetime', updated_at: 'datetime' },
-  fillable: ['name'],
-  titleColumns: ['name'],
-  rules: (id) => ({
-    name: ['required', 'string', 'max:200', `unique:groups,name,${id ?? 'NULL'}`],
-  }),
-});
+export const group = entity(
+  'Group',
+  'groups',
+  { name: field.string(200).required().unique({ index: false }), ...timestamps() },
+  { titleColumns: ['name'] },
+);
