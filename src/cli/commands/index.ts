@@ -2,6 +2,7 @@
 import type { Command } from '../command.js';
 import { driverQuery } from './driver-query.js';
 import { companyList, groupList, unitList, userList } from './lists.js';
+import { makeMigration } from './make-migration.js';
 import { migrate } from './migrate.js';
 import { notify } from './notify.js';
 import { companyCreate, groupCreate, unitCreate } from './organisation-create.js';
@@ -14,6 +15,7 @@ import { userPassword } from './user-password.js';
 export const commands: Record<string, Command> = {
   serve,
   migrate,
+  'make:migration': makeMigration,
   'user:create': userCreate,
   'user:password': userPassword,
   'user:list': userList,
