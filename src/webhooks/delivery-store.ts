@@ -1,16 +1,16 @@
 // The deliveries outbox (DESIGN.md 3.10), in the main database: each database's change log is
 // turned into one delivery per change and subscribed endpoint (fanOut, under that database's
-// cursor row, so with several instances a change becomes deliveries once), then deliveries are
-// claimed with a lease (headsOf, claim: a compare-and-set of the lease, so with several
-// instances one claims each; a cheaper and stricter form of FOR UPDATE SKIP LOCKED here, since
-// only an endpoint's head may be claimed at all), sent, and their outcome recorded against the
-// lease (settle). A worker killed after its claim leaves a lease that runs out: the delivery is
-// claimed again. Per endpoint only the oldest pending delivery is ever claimed: deliveries go out
-// in order, one at a time.
+// cursor row, so with several instances a change becomes deliveries once), then an endpoint's
+// oldest pending deliveries are claimed together with a lease (claimBatch: one read, then one
+// compare-and-set UPDATE of their lease, so of several instances one claims them; stricter than
+// FOR UPDATE SKIP LOCKED, which would let a second instance take the deliveries after a held
+// run and send them out of order, and the same on every engine), sent one after another, and
+// their outcomes recorded against the lease in one UPDATE (settleBatch). A worker killed after
+// its claim leaves a lease that runs out: the deliveries are claimed again. Only a run from an
+// endpoint's oldest pending delivery is ever claimed: deliveries go out in order, one at a time.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../database/database.js';
-import type { Db } from '../database/db.js';
 import { changeOf } from '../engine/changes/change.js';
 import { readTail } from '../engine/changes/change-tail.js';
 import { refreshKnownSeq } from '../engine/changes/retention.js';
@@ -24,24 +24,8 @@ export const LEASE_MS = 15_000;
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'dead';
 
-export interface ClaimedDelivery {
-  readonly id: number;
-  readonly webhookId: number;
-  readonly payload: string;
-  readonly firstAttemptAt: number;
-  readonly attempts: number;
-  readonly leaseToken: string;
-  readonly url: string;
-  readonly secret: string;
-}
-
 const lockingReads = (db: Database) => db.adapter.name !== 'sqlite';
 
-/**
- * Turns the changes of `source` (named `key`) after this database's cursor into deliveries for
- * the active endpoints that subscribe to them (in isolation, only of the change's company);
- * answers how many changes it read. The first time, the cursor starts at the log's end.
- */
 /** Whether any endpoint is active (one indexed read of at most one row). */
 export async function hasActiveEndpoints(system: Database): Promise<boolean> {
   const rows = await system.db
@@ -53,12 +37,19 @@ export async function hasActiveEndpoints(system: Database): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * Turns the changes of `source` (named `key`) after this database's cursor into deliveries for
+ * the active endpoints that subscribe to them (in isolation, only of the change's company),
+ * adding those endpoints to `given`; answers how many changes it read. The first time, the
+ * cursor starts at the log's end.
+ */
 export async function fanOut(
   system: Database,
   key: string,
   source: Database,
   integerKey: (resource: string) => boolean,
   now: number,
+  given: Set<number> = new Set(),
 ): Promise<number> {
   const [cursor] = await system.db
     .selectFrom(CURSORS)
@@ -112,7 +103,8 @@ export async function fanOut(
         timestamp: change.at,
         data: change,
       });
-      for (const endpoint of receivers)
+      for (const endpoint of receivers) {
+        given.add(endpoint.id);
         rows.push({
           webhook_id: endpoint.id,
           db: key,
@@ -125,6 +117,7 @@ export async function fanOut(
           created_at: now,
           updated_at: now,
         });
+      }
     }
     for (let i = 0; i < rows.length; i += 100)
       await trx
@@ -145,99 +138,153 @@ function eventsOf(value: unknown): string[] {
   return Array.isArray(parsed) ? parsed.map(String) : [];
 }
 
-/** An endpoint's oldest pending delivery: the only one of it that may go out. */
-export interface Head {
-  readonly webhookId: number;
+/** Every endpoint's id (an inactive one may still have pending deliveries). */
+export async function endpointIds(system: Database): Promise<number[]> {
+  const rows = await system.db.selectFrom('webhooks').select('id').execute();
+  return rows.map((row) => Number(row.id));
+}
+
+/** Deliveries one claim takes at most (an endpoint's oldest pending ones, sent in order). */
+export const BATCH = 50;
+
+/** A delivery of a claimed batch. */
+export interface ClaimedDelivery {
   readonly id: number;
-  /** Epoch ms: when it is due, or when its claim runs out, whichever is later. */
-  readonly notBefore: number;
+  readonly payload: string;
+  /** Attempts before this one. */
+  readonly attempts: number;
+  /** Epoch ms of its first attempt, null before it. */
+  readonly firstAttemptAt: number | null;
+}
+
+/** An endpoint's oldest pending deliveries, claimed together under one lease. */
+export interface ClaimedBatch {
+  readonly webhookId: number;
+  readonly leaseToken: string;
+  /** Epoch ms: the claim holds until then; no attempt may run past it. */
+  readonly leaseUntil: number;
+  readonly url: string;
+  /** The endpoint's signing secret as stored (webhook-secret.ts openSecret reads it). */
+  readonly storedSecret: string;
+  /** In id order; the first is the endpoint's oldest pending delivery. */
+  readonly deliveries: readonly ClaimedDelivery[];
 }
 
 /**
- * The oldest pending delivery of each endpoint in `webhooks` (default: every endpoint): one
- * indexed probe each, however long the endpoint's backlog (a receiver down for a day).
+ * What a claim found: a batch; the head not due before `notBefore` (a retry waits); the head
+ * held by another claim (`held`); or no pending delivery.
  */
-export async function headsOf(system: Database, skip: ReadonlySet<number>): Promise<Head[]> {
-  const { db } = system;
-  const endpoints = await db.selectFrom('webhooks').select('id').execute();
-  const heads: Head[] = [];
-  for (const { id: raw } of endpoints) {
-    const webhookId = Number(raw);
-    if (skip.has(webhookId)) continue;
-    const [head] = await db
-      .selectFrom(DELIVERIES)
-      .select(['id', 'next_attempt_at', 'lease_until'])
-      .where('status', '=', 'pending')
-      .where('webhook_id', '=', webhookId)
-      .orderBy('id')
-      .limit(sql.lit(1))
-      .execute();
-    if (head)
-      heads.push({
-        webhookId,
-        id: Number(head.id),
-        notBefore: Math.max(Number(head.next_attempt_at), Number(head.lease_until ?? 0)),
-      });
-  }
-  return heads;
-}
+export type Claim =
+  | { readonly batch: ClaimedBatch }
+  | { readonly notBefore: number }
+  | { readonly held: true }
+  | null;
 
 /**
- * Claims `head` for LEASE_MS if it is still pending and nobody holds it: a compare-and-set
- * UPDATE, so of several instances one claims it (the others' UPDATE finds the lease taken).
- * Counts the attempt at the claim, so one cut short by a kill still counts.
+ * Claims the oldest pending deliveries of endpoint `webhookId` (at most `limit`) for LEASE_MS:
+ * one read of them (with the endpoint's URL and secret), then one compare-and-set UPDATE of
+ * their lease, so of several instances one claims them (the others' UPDATE finds them held).
+ * Only a run from the endpoint's oldest pending delivery is claimed, and only while each is due
+ * and free, so the batch goes out in order. Counts the first's attempt at the claim, so one cut
+ * short by a kill still counts (the others count theirs when they are settled).
  */
-export async function claim(
+export async function claimBatch(
   system: Database,
-  head: Head,
+  webhookId: number,
   now: number,
-): Promise<ClaimedDelivery | null> {
+  limit = BATCH,
+): Promise<Claim> {
   const { db } = system;
+  const rows = await db
+    .selectFrom(`${DELIVERIES} as d`)
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select([
+      'd.id',
+      'd.payload',
+      'd.attempts',
+      'd.first_attempt_at',
+      'd.next_attempt_at',
+      'd.lease_until',
+      'w.url',
+      'w.secret',
+    ])
+    .where('d.status', '=', 'pending')
+    .where('d.webhook_id', '=', webhookId)
+    .orderBy('d.id')
+    .limit(sql.lit(limit)) // MySQL binds no LIMIT
+    .execute();
+  const [head] = rows;
+  if (!head) return null;
+  if (Number(head.next_attempt_at) > now) return { notBefore: Number(head.next_attempt_at) };
+  const free = (row: Row) =>
+    Number(row.next_attempt_at) <= now &&
+    (row.lease_until == null || Number(row.lease_until) < now);
+  if (!free(head)) return { held: true };
+  let run = rows.findIndex((row) => !free(row));
+  if (run < 0) run = rows.length;
+  const claimed = rows.slice(0, run);
+  const ids = claimed.map((row) => Number(row.id));
+  const headId = ids[0] as number;
   const leaseToken = randomUUID();
+  const leaseUntil = now + LEASE_MS;
   const result = await db
     .updateTable(DELIVERIES)
-    .set({
-      lease_until: now + LEASE_MS,
+    .set((eb) => ({
+      lease_until: leaseUntil,
       lease_token: leaseToken,
-      attempts: sql`attempts + 1`,
-      first_attempt_at: sql`coalesce(first_attempt_at, ${now})`,
-      updated_at: now,
-    })
-    .where('id', '=', head.id)
+      attempts: eb
+        .case()
+        .when('id', '=', headId)
+        .then(sql<number>`attempts + 1`)
+        .else(eb.ref('attempts'))
+        .end(),
+      first_attempt_at: eb
+        .case()
+        .when('id', '=', headId)
+        .then(sql<number>`coalesce(first_attempt_at, ${now})`)
+        .else(eb.ref('first_attempt_at'))
+        .end(),
+    }))
+    .where('id', 'in', ids)
     .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return null;
-  const [row] = await db
-    .selectFrom(DELIVERIES)
-    .select(['payload', 'attempts', 'first_attempt_at'])
-    .where('id', '=', head.id)
-    .execute();
-  const endpoint = (await endpointsOf(db, [head.webhookId])).get(head.webhookId);
-  if (!row || !endpoint) return null;
+  const got = Number(result.numUpdatedRows);
+  if (got !== ids.length) {
+    // Another instance claimed some of them meanwhile: ours go back (the head's attempt counted
+    // only if it was ours, and then it is not given back: it is rare and errs on counting).
+    if (got > 0)
+      await db
+        .updateTable(DELIVERIES)
+        .set({ lease_until: null, lease_token: null })
+        .where('lease_token', '=', leaseToken)
+        .execute();
+    return { held: true };
+  }
   return {
-    id: head.id,
-    webhookId: head.webhookId,
-    payload: String(row.payload),
-    firstAttemptAt: row.first_attempt_at == null ? now : Number(row.first_attempt_at),
-    attempts: Number(row.attempts),
-    leaseToken,
-    url: endpoint.url,
-    secret: endpoint.secret,
+    batch: {
+      webhookId,
+      leaseToken,
+      leaseUntil,
+      url: String(head.url),
+      storedSecret: String(head.secret ?? ''),
+      deliveries: claimed.map((row) => ({
+        id: Number(row.id),
+        payload: String(row.payload),
+        attempts: Number(row.attempts) + (Number(row.id) === headId ? 1 : 0),
+        firstAttemptAt:
+          Number(row.id) === headId
+            ? Number(row.first_attempt_at ?? now)
+            : row.first_attempt_at == null
+              ? null
+              : Number(row.first_attempt_at),
+      })),
+    },
   };
 }
 
-async function endpointsOf(db: Db, ids: number[]) {
-  const rows = await db
-    .selectFrom('webhooks')
-    .select(['id', 'url', 'secret'])
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((r) => [Number(r.id), { url: String(r.url), secret: String(r.secret) }]));
-}
-
 export interface Settlement {
+  readonly id: number;
   readonly status: DeliveryStatus;
   readonly nextAttemptAt: number;
   readonly lastStatus: number | null;
@@ -245,27 +292,49 @@ export interface Settlement {
   readonly error: string | null;
 }
 
-/** Records an attempt's outcome, if the claim is still this worker's (its lease token). */
-export async function settle(
+/**
+ * Records the outcomes of a batch's attempts (`settled`, in order; the batch's deliveries after
+ * them were not attempted and are only let go) and ends its claim: one UPDATE, which changes
+ * nothing if the claim is no longer this worker's (its lease token; it ran out and another
+ * took it).
+ */
+export async function settleBatch(
   system: Database,
-  delivery: ClaimedDelivery,
-  outcome: Settlement,
+  batch: ClaimedBatch,
+  settled: readonly Settlement[],
   now: number,
 ): Promise<void> {
+  const headId = batch.deliveries[0]?.id;
+  const ids = batch.deliveries.map((d) => d.id);
+  /** `column` given value(s) for each settled delivery, kept for the others. */
+  const each = (column: string, value: (s: Settlement) => unknown) =>
+    settled.length === 0
+      ? sql.ref(column)
+      : sql`case ${sql.join(
+          settled.map((s) => sql`when id = ${s.id} then ${value(s)}`),
+          sql` `,
+        )} else ${sql.ref(column)} end`;
   await system.db
     .updateTable(DELIVERIES)
     .set({
-      status: outcome.status,
-      next_attempt_at: outcome.nextAttemptAt,
+      status: each('status', (s) => s.status),
+      next_attempt_at: each('next_attempt_at', (s) => s.nextAttemptAt),
+      last_status: each('last_status', (s) => s.lastStatus),
+      last_duration_ms: each('last_duration_ms', (s) => s.durationMs),
+      last_error: each('last_error', (s) => s.error?.slice(0, 300) ?? null),
+      // The head's attempt was counted at the claim; each other one counts here.
+      attempts: each('attempts', (s) =>
+        s.id === headId ? sql.ref('attempts') : sql`attempts + 1`,
+      ),
+      first_attempt_at: each('first_attempt_at', (s) =>
+        s.id === headId ? sql.ref('first_attempt_at') : sql`coalesce(first_attempt_at, ${now})`,
+      ),
       lease_until: null,
       lease_token: null,
-      last_status: outcome.lastStatus,
-      last_duration_ms: outcome.durationMs,
-      last_error: outcome.error?.slice(0, 300) ?? null,
       updated_at: now,
     })
-    .where('id', '=', delivery.id)
-    .where('lease_token', '=', delivery.leaseToken)
+    .where('id', 'in', ids)
+    .where('lease_token', '=', batch.leaseToken)
     .execute();
 }
 

@@ -3,8 +3,8 @@
 // later resolves elsewhere is checked again), unless WEBHOOKS_ALLOW_PRIVATE=true. Loopback,
 // private, link-local (the cloud metadata address 169.254.169.254), unique-local, CGNAT,
 // multicast, reserved and unspecified addresses are refused.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export class TargetRefused extends Error {}
@@ -24,23 +24,21 @@ function refused(address: string): TargetRefused {
   );
 }
 
-/** Refuses a URL whose host is an IP address literal that is not public (no lookup is made). */
-export function checkLiteralHost(hostname: string, allowPrivate: boolean): void {
+/**
+ * The address a delivery to `hostname` connects to, resolved now: the literal address itself,
+ * or the first the lookup answers. Throws TargetRefused when it (or any other address the name
+ * resolves to) is not public, unless `allowPrivate`.
+ */
+export async function checkedAddress(hostname: string, allowPrivate: boolean): Promise<string> {
   const host = hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && isIP(host) !== 0 && !publicAddress(host)) throw refused(host);
-}
-
-/** A DNS lookup for the connection that refuses every answer holding a non-public address. */
-export function checkedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const bad = allowPrivate ? undefined : addresses.find((a) => !publicAddress(a.address));
-      if (bad) return callback(refused(bad.address), '', 0);
-      if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const [first] = addresses;
-      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
-      callback(null, first.address, first.family);
-    });
-  };
+  if (isIP(host) !== 0) {
+    if (!allowPrivate && !publicAddress(host)) throw refused(host);
+    return host;
+  }
+  const addresses = await lookup(host, { all: true });
+  const bad = allowPrivate ? undefined : addresses.find((a) => !publicAddress(a.address));
+  if (bad) throw refused(bad.address);
+  const [first] = addresses;
+  if (!first) throw new Error(`${host} has no address`);
+  return first.address;
 }

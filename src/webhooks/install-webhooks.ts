@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../database/database.js';
 import type { ResourceRoute } from '../engine/routes.js';
 import { registerWebhookRoutes, type WebhookRouteOptions } from './webhook-routes.js';
+import { sealStoredSecrets, useSealingKey } from './webhook-secret.js';
 import { type WebhookSettings, WebhookWorker } from './webhook-worker.js';
 
 export interface WebhookOptions extends Omit<WebhookRouteOptions, 'replayed'> {
@@ -11,9 +12,16 @@ export interface WebhookOptions extends Omit<WebhookRouteOptions, 'replayed'> {
   /** Every database of records once, each with its name ('' the main one). */
   readonly databases: ReadonlyArray<{ readonly key: string; readonly database: Database }>;
   readonly settings: WebhookSettings;
+  /** The app's secret: the endpoints' signing secrets are stored sealed under a key from it. */
+  readonly appSecret: string;
 }
 
 export function installWebhooks(app: FastifyInstance, options: WebhookOptions): void {
+  const key = useSealingKey(options.system, options.appSecret);
+  // Secrets stored in plaintext by an earlier version are sealed at the start.
+  app.addHook('onReady', async () => {
+    await sealStoredSecrets(options.system, key);
+  });
   const integerKeys = new Set(
     options.routes.filter((r) => r.resource.keyIsInteger).map((r) => r.resource.name),
   );
@@ -22,6 +30,7 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
     databases: options.databases,
     integerKey: (resource) => integerKeys.has(resource),
     settings: options.settings,
+    secretKey: key,
     log: app.log,
     ...(options.clock ? { clock: options.clock } : {}),
   });

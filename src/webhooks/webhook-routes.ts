@@ -9,7 +9,7 @@ import { errors } from '../errors.js';
 import type { Middleware } from '../kernel/middleware.js';
 import type { Row } from '../model/entity.js';
 import { DELIVERIES, type DeliveryStatus } from './delivery-store.js';
-import { newWebhookSecret } from './webhook-secret.js';
+import { newWebhookSecret, sealingKeyOf, sealSecret } from './webhook-secret.js';
 
 export const DEFAULT_DELIVERIES_LIMIT = 50;
 export const MAX_DELIVERIES_LIMIT = 500;
@@ -76,7 +76,8 @@ export function registerWebhookRoutes(app: FastifyInstance, options: WebhookRout
     const id = idParam(params(request).webhook);
     await options.endpointOf(request, 'update', id);
     const secret = newWebhookSecret();
-    await db.updateTable('webhooks').set({ secret }).where('id', '=', id).execute();
+    const sealed = sealSecret(secret, sealingKeyOf(system), id);
+    await db.updateTable('webhooks').set({ secret: sealed }).where('id', '=', id).execute();
     return { data: { id, secret } };
   });
 

@@ -1,23 +1,29 @@
 // The delivery worker of an instance (DESIGN.md 3.10): turns every database's new changes into
-// deliveries and sends the due ones. Woken by this process's commits at once, and every
-// WEBHOOKS_POLL_MS for the rest (another instance's or a CLI command's commits, retries come
-// due, a claim whose worker died). Nothing a write does waits for it: a write's listener only
-// wakes it, and a slow receiver holds only its own delivery.
+// deliveries, and runs a lane per endpoint with something due: the lane claims the endpoint's
+// oldest pending deliveries together, sends them one after another (in seq order, each once the
+// one before is answered) and records their outcomes at once, then claims again while there is
+// more. Woken by this process's commits at once, and every WEBHOOKS_POLL_MS for the rest
+// (another instance's or a CLI command's commits, retries come due, a claim whose worker died).
+// Nothing a write does waits for it: a write's listener only wakes it, and a slow receiver holds
+// only its own endpoint's lane.
 import type { WebhookConfig } from '../config/config.js';
 import type { Database } from '../database/database.js';
 import { numberCommitted, onChangesCommitted } from '../engine/changes/committed.js';
+import { Gate } from '../support/gate.js';
 import type { WarnLog } from '../support/warn-log.js';
 import {
-  type ClaimedDelivery,
-  claim,
+  BATCH,
+  type ClaimedBatch,
+  claimBatch,
+  endpointIds,
   fanOut,
   hasActiveEndpoints,
-  headsOf,
   pruneDeliveries,
   type Settlement,
-  settle,
+  settleBatch,
 } from './delivery-store.js';
-import { postWebhook } from './webhook-post.js';
+import { DELIVERY_TIMEOUT_MS, postWebhook } from './webhook-post.js';
+import { openSecret } from './webhook-secret.js';
 
 /** config.webhooks (config/config.ts WebhookConfig). */
 export type WebhookSettings = WebhookConfig;
@@ -28,6 +34,8 @@ export interface WebhookWorkerOptions {
   readonly databases: ReadonlyArray<{ readonly key: string; readonly database: Database }>;
   readonly integerKey: (resource: string) => boolean;
   readonly settings: WebhookSettings;
+  /** What the endpoints' stored secrets are sealed with (webhook-secret.ts). */
+  readonly secretKey: Buffer;
   readonly log: WarnLog;
   readonly clock?: () => number;
 }
@@ -46,24 +54,41 @@ const WEBHOOKS_RESOURCE = 'webhooks';
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Attempts under way at most per instance (each to another endpoint). */
-const MAX_IN_FLIGHT = 32;
+/** Endpoints delivered to at once at most per instance (one attempt under way each). */
+export const MAX_IN_FLIGHT = 32;
+
+/**
+ * The lanes' claims and settlements under way at once at most: each holds a connection of the
+ * pool for a statement or two, and the API keeps the rest of the pool (DB_POOL_SIZE, 10).
+ */
+const LANE_STATEMENTS = 2;
+
+/** A batch's next delivery is attempted only if its time limit ends this long before the lease. */
+const LEASE_MARGIN_MS = 1_000;
+
+/** An endpoint being delivered to by this process: its claims, attempts and settlements in turn. */
+interface Lane {
+  /** Something new may be pending for it since its last claim read. */
+  again: boolean;
+}
 
 export class WebhookWorker {
   private running: Promise<void> | null = null;
-  /** Endpoints with an attempt of this process under way. */
-  private readonly inFlight = new Set<number>();
-  /** Endpoints whose head is not due before this time (epoch ms). */
+  /** Endpoints this process is delivering to. */
+  private readonly lanes = new Map<number, Lane>();
+  /** Endpoints to deliver to once a lane is free (MAX_IN_FLIGHT are under way). */
+  private readonly waiting = new Set<number>();
+  /** Endpoints whose oldest pending delivery is not due before this time (epoch ms). */
   private readonly notBefore = new Map<number, number>();
   private prunedAt = Number.NEGATIVE_INFINITY;
   /** Whether some endpoint was active at the last pass (true until the first one says). */
   private endpoints = true;
   private again = false;
   private catchUp = false;
-  private readLogs = false;
   private stopped = false;
   private readonly stops: Array<() => void> = [];
   private readonly clock: () => number;
+  private readonly statements = new Gate(LANE_STATEMENTS);
 
   constructor(private readonly options: WebhookWorkerOptions) {
     this.clock = options.clock ?? Date.now;
@@ -89,7 +114,7 @@ export class WebhookWorker {
   /** Something was replayed: every endpoint is looked at now. */
   replayed(): void {
     this.notBefore.clear();
-    this.wake();
+    this.wake(true);
   }
 
   /** Stops waking; resolves once the pass under way has ended (attempts under way are let go). */
@@ -100,13 +125,13 @@ export class WebhookWorker {
   }
 
   /**
-   * Runs a pass now, or once more after the one under way: a wake is never dropped. `logs`
-   * false: only claims (an attempt ended; no new change to read).
+   * Runs a pass now, or once more after the one under way: a wake is never dropped. `catchUp`:
+   * every endpoint is looked at too (retries come due, another instance's deliveries, a claim
+   * whose worker died), not only those given new deliveries.
    */
-  wake(catchUp = false, logs = true): void {
+  wake(catchUp = false): void {
     if (this.stopped) return;
     this.catchUp ||= catchUp;
-    this.readLogs ||= logs;
     if (this.running) {
       this.again = true;
       return;
@@ -114,52 +139,146 @@ export class WebhookWorker {
     this.running = (async () => {
       do {
         this.again = false;
-        const { catchUp, readLogs } = this;
+        const { catchUp } = this;
         this.catchUp = false;
-        this.readLogs = false;
-        await this.pass(catchUp, readLogs);
+        await this.pass(catchUp);
       } while (this.again && !this.stopped);
     })().finally(() => {
       this.running = null;
     });
   }
 
-  private async pass(catchUp: boolean, readLogs: boolean): Promise<void> {
+  /** Reads the logs into deliveries, and sets the endpoints given some (or all) delivering. */
+  private async pass(catchUp: boolean): Promise<void> {
     const { system, databases, integerKey, log } = this.options;
     try {
       this.endpoints = await hasActiveEndpoints(system);
-      for (const { key, database } of readLogs ? databases : []) {
+      const given = new Set<number>();
+      for (const { key, database } of databases) {
         // A change a killed writer committed but did not number gets its seq first.
         if (catchUp) await numberCommitted(database);
-        while ((await fanOut(system, key, database, integerKey, this.clock())) > 0);
+        while ((await fanOut(system, key, database, integerKey, this.clock(), given)) > 0);
       }
       await this.prune();
-      // A head not due yet stays the head until it is attempted: its endpoint is not looked at
-      // again before then (a catch-up pass looks again: another instance may have moved it).
-      if (catchUp) this.notBefore.clear();
-      const now = this.clock();
-      const skip = new Set(this.inFlight);
-      for (const [webhook, at] of this.notBefore) if (at > now) skip.add(webhook);
-      for (const head of await headsOf(system, skip)) {
-        if (this.inFlight.size >= MAX_IN_FLIGHT) return;
-        if (head.notBefore > now) {
-          this.notBefore.set(head.webhookId, head.notBefore);
-          continue;
-        }
-        const delivery = await claim(system, head, this.clock());
-        if (!delivery) continue;
-        this.inFlight.add(delivery.webhookId);
-        // Not awaited: each attempt wakes the worker when it ends, for its endpoint's next one.
-        void this.attempt(delivery)
-          .catch((error: unknown) => log.warn({ err: error }, 'A webhook attempt failed.'))
-          .finally(() => {
-            this.inFlight.delete(delivery.webhookId);
-            this.wake(false, false);
-          });
-      }
+      for (const webhookId of catchUp ? await endpointIds(system) : given) this.deliver(webhookId);
     } catch (error) {
       log.warn({ err: error }, 'Delivering webhooks failed; trying again shortly.');
     }
+  }
+
+  /** Delivers to `webhookId` now, or right after its lane's claim under way. */
+  private deliver(webhookId: number): void {
+    if (this.stopped) return;
+    const lane = this.lanes.get(webhookId);
+    if (lane) {
+      lane.again = true;
+      return;
+    }
+    // A retry that is not due yet: nothing of the endpoint may go out before it.
+    if ((this.notBefore.get(webhookId) ?? 0) > this.clock()) return;
+    if (this.lanes.size >= MAX_IN_FLIGHT) {
+      this.waiting.add(webhookId);
+      return;
+    }
+    this.notBefore.delete(webhookId);
+    const started: Lane = { again: false };
+    this.lanes.set(webhookId, started);
+    void this.run(webhookId, started)
+      .catch((error: unknown) => {
+        if (!this.stopped) this.options.log.warn({ err: error }, 'Delivering webhooks failed.');
+      })
+      .finally(() => {
+        this.lanes.delete(webhookId);
+        const [next] = this.waiting;
+        if (next !== undefined) {
+          this.waiting.delete(next);
+          this.deliver(next);
+        }
+      });
+  }
+
+  /**
+   * An endpoint's lane: claims its oldest pending deliveries, sends them one after another and
+   * records their outcomes, again while there may be more; ends once none is due (or another
+   * instance holds them).
+   */
+  private async run(webhookId: number, lane: Lane): Promise<void> {
+    const { system } = this.options;
+    while (!this.stopped) {
+      lane.again = false;
+      const claim = await this.statements.run(() => claimBatch(system, webhookId, this.clock()));
+      if (claim === null || 'held' in claim) {
+        if (lane.again) continue;
+        return;
+      }
+      if ('notBefore' in claim) {
+        this.notBefore.set(webhookId, claim.notBefore);
+        return;
+      }
+      const { batch } = claim;
+      const settled = await this.send(batch);
+      // Unrecorded, the lease runs out and the deliveries are attempted again.
+      await this.statements
+        .run(() => settleBatch(system, batch, settled, this.clock()))
+        .catch((error: unknown) => {
+          if (!this.stopped)
+            this.options.log.warn({ err: error }, 'Recording webhook deliveries failed.');
+        });
+      const last = settled[settled.length - 1];
+      if (last?.status === 'pending') {
+        this.notBefore.set(webhookId, last.nextAttemptAt);
+        return;
+      }
+      // Whatever was not sent of the batch (the lease's end came near) is still pending.
+      if (settled.length < batch.deliveries.length) lane.again = true;
+      if (!lane.again && batch.deliveries.length < BATCH) return;
+    }
+  }
+
+  /**
+   * Sends a batch's deliveries in order, each once its predecessor succeeded or died, while its
+   * time limit fits in the lease; answers the outcomes of those attempted.
+   */
+  private async send(batch: ClaimedBatch): Promise<Settlement[]> {
+    const { settings, secretKey } = this.options;
+    const settled: Settlement[] = [];
+    let secret = '';
+    let unreadable: string | null = null;
+    try {
+      secret = openSecret(batch.storedSecret, secretKey, batch.webhookId);
+    } catch (error) {
+      unreadable = error instanceof Error ? error.message : String(error);
+    }
+    for (const delivery of batch.deliveries) {
+      if (this.stopped) break;
+      if (
+        settled.length > 0 &&
+        this.clock() + DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS > batch.leaseUntil
+      )
+        break;
+      const outcome =
+        unreadable === null
+          ? await postWebhook(
+              { url: batch.url, secret, id: `msg_${delivery.id}`, body: delivery.payload },
+              settings.allowPrivate,
+            )
+          : { ok: false, status: null, durationMs: 0, error: unreadable };
+      const now = this.clock();
+      const attempts = delivery.attempts + (settled.length === 0 ? 0 : 1);
+      const expired = now - (delivery.firstAttemptAt ?? now) >= settings.retryForSeconds * 1000;
+      const status = outcome.ok ? 'succeeded' : expired ? 'dead' : 'pending';
+      settled.push({
+        id: delivery.id,
+        status,
+        nextAttemptAt: status === 'pending' ? now + retryDelay(settings, attempts) : now,
+        lastStatus: outcome.status,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+      });
+      // A failure waits for its retry: nothing later of the endpoint goes out before it.
+      if (status === 'pending') break;
+    }
+    return settled;
   }
 
   /** At most every PRUNE_EVERY_MS: deliveries settled longer ago than the retention go. */
@@ -169,31 +288,5 @@ export class WebhookWorker {
     this.prunedAt = now;
     const cutoff = now - this.options.settings.deliveryRetentionDays * DAY_MS;
     while ((await pruneDeliveries(this.options.system, cutoff)) > 0);
-  }
-
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { settings, system, log } = this.options;
-    const outcome = await postWebhook(
-      {
-        url: delivery.url,
-        secret: delivery.secret,
-        id: `msg_${delivery.id}`,
-        body: delivery.payload,
-      },
-      settings.allowPrivate,
-    );
-    const now = this.clock();
-    const expired = now - delivery.firstAttemptAt >= settings.retryForSeconds * 1000;
-    const settlement: Settlement = {
-      status: outcome.ok ? 'succeeded' : expired ? 'dead' : 'pending',
-      nextAttemptAt: outcome.ok || expired ? now : now + retryDelay(settings, delivery.attempts),
-      lastStatus: outcome.status,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-    };
-    // Unrecorded, the lease runs out and the delivery is attempted again.
-    await settle(system, delivery, settlement, now).catch((error: unknown) => {
-      if (!this.stopped) log.warn({ err: error }, 'Recording a webhook delivery failed.');
-    });
   }
 }

@@ -14,6 +14,8 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   /** What it answers. */
   status = 200;
+  /** What it answers the next requests, one each, before `status` again. */
+  readonly nextStatuses: number[] = [];
   /** Keep each request unanswered (a receiver that hangs). */
   hold = false;
   private server: http.Server | null = null;
@@ -36,7 +38,7 @@ export class WebhookReceiver {
           headers,
           body: Buffer.concat(chunks).toString('utf8'),
         });
-        if (!this.hold) response.writeHead(this.status).end();
+        if (!this.hold) response.writeHead(this.nextStatuses.shift() ?? this.status).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));

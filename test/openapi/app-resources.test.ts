@@ -57,6 +57,13 @@ describe('GET /app/resources and the lookups', () => {
       assert.deepEqual([named(name).label, named(name).singular_label], [label, singular], name);
   });
 
+  it('names the panels a resource adds to its form: the deliveries of a webhook, none elsewhere', () => {
+    assert.deepEqual(
+      resources.map((r) => [r.name, r.panels]),
+      resources.map((r) => [r.name, r.name === 'webhooks' ? ['deliveries'] : []]),
+    );
+  });
+
   it('labels the import template fields as DESIGN.md 3.7 names them, with their rules', () => {
     const fields = named('import-templates').fields as Meta[];
     const writable = fields.filter((f) => !f.read_only);

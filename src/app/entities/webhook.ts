@@ -1,6 +1,7 @@
 // Webhook endpoints (DESIGN.md 3.10): where svc POSTs the changes an endpoint subscribes to.
-// The signing secret is kept (HMAC needs it) and hidden: a create answers it once, and the
-// rotation route a new one. In isolation mode an endpoint is its creator's company's.
+// The signing secret is kept (HMAC needs it; sealed with the app's key, webhook-secret.ts) and
+// hidden: a create answers it once, and the rotation route a new one. In isolation mode an
+// endpoint is its creator's company's.
 import { sql } from 'kysely';
 import { defineEntity } from '../../model/entity.js';
 import { webhookEventNames } from '../../webhooks/webhook-events.js';

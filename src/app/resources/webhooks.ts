@@ -1,7 +1,8 @@
 // /api/webhooks (DESIGN.md 3.10): admin users only. A create answers the new endpoint's signing
-// secret, written in the create's transaction; no other answer ever holds it.
+// secret, written (sealed, webhook-secret.ts) in the create's transaction; no other answer ever
+// holds it.
 import { defineResource } from '../../engine/definition/define-resource.js';
-import { newWebhookSecret } from '../../webhooks/webhook-secret.js';
+import { newWebhookSecret, sealingKeyOf, sealSecret } from '../../webhooks/webhook-secret.js';
 import { webhook } from '../entities/webhook.js';
 import { adminOnly } from './admin-only.js';
 
@@ -12,9 +13,12 @@ export const webhooks = defineResource({
   defaultOrder: 'id asc',
   listColumns: ['url', 'events', 'active', 'description', 'updated_at'],
   authorize: adminOnly,
-  answerOnCreate: async (db, id) => {
+  // The form lists the endpoint's deliveries, with Replay.
+  adminPanels: ['deliveries'],
+  answerOnCreate: async (db, id, system) => {
     const secret = newWebhookSecret();
-    await db.updateTable('webhooks').set({ secret }).where('id', '=', id).execute();
+    const sealed = sealSecret(secret, sealingKeyOf(system), id);
+    await db.updateTable('webhooks').set({ secret: sealed }).where('id', '=', id).execute();
     return { secret };
   },
 });

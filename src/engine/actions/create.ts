@@ -77,6 +77,7 @@ export async function create(
     const once = await resource.answerOnCreate?.(
       connections[entity.storage],
       id as string | number,
+      context.system,
     );
     const answer = {
       body: once ? { ...shown, ...once } : shown,

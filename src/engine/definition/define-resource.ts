@@ -65,6 +65,8 @@ export interface Resource {
     | null;
   /** ResourceConfig.answerOnCreate, or null. */
   readonly answerOnCreate: ResourceConfig['answerOnCreate'] | null;
+  /** ResourceConfig.adminPanels. */
+  readonly adminPanels: NonNullable<ResourceConfig['adminPanels']>;
   /** ResourceConfig.afterUpdate, or null. */
   readonly afterUpdate: ResourceConfig['afterUpdate'] | null;
   /** ResourceConfig.openLookups. */
@@ -224,6 +226,7 @@ export function defineResource(config: ResourceConfig): Resource {
     openLookups: config.openLookups ?? false,
     afterUpdate: config.afterUpdate ?? null,
     answerOnCreate: config.answerOnCreate ?? null,
+    adminPanels: [...(config.adminPanels ?? [])],
     listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
       transformers.set(field, transformer);

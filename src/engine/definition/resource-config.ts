@@ -1,9 +1,13 @@
 // The resource configuration of SPEC.md 2.1: every setting, with its default.
 
+import type { Database } from '../../database/database.js';
 import type { Db } from '../../database/db.js';
 import type { Entity, Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
 import type { CountStrategy } from '../query/count.js';
+
+/** A panel of the admin form beyond the generic ones: `deliveries`, a webhook's (DESIGN.md 3.10). */
+export type AdminPanel = 'deliveries';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 export const ACTIONS: readonly Action[] = ['list', 'show', 'create', 'update', 'delete'];
@@ -97,9 +101,12 @@ export interface ResourceConfig {
   /**
    * Runs in a create's transaction after its insert, on the record's database: the fields it
    * answers are added to that create's answer only, never stored answers of show or list (a
-   * generated secret, shown once).
+   * generated secret, shown once). `system` is the service's main database (not a transaction:
+   * what the service keeps for it, such as a key).
    */
-  readonly answerOnCreate?: (db: Db, id: string | number) => Promise<Row>;
+  readonly answerOnCreate?: (db: Db, id: string | number, system: Database) => Promise<Row>;
+  /** Panels the admin form adds under a saved record (its metadata's `panels`). */
+  readonly adminPanels?: readonly AdminPanel[];
   /** Optional authorization check: false answers 403 before the action runs. */
   readonly authorize?: (
     action: Action,

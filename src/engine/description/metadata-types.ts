@@ -2,7 +2,7 @@
 // from. Generated from the same definitions that drive the engine (resource-metadata.ts), so a
 // resource added in src/app/ gets its list and form with no front-end code. The front end
 // imports these types (type-only), so both sides read one declaration.
-import type { Action } from '../definition/resource-config.js';
+import type { Action, AdminPanel } from '../definition/resource-config.js';
 
 export type { Action };
 
@@ -154,6 +154,8 @@ export interface ResourceMeta {
   readonly fields: readonly FieldMeta[];
   readonly details: readonly DetailMeta[];
   readonly related: readonly RelatedMeta[];
+  /** Panels the form adds under a saved record (`deliveries`: a webhook's deliveries, Replay). */
+  readonly panels: readonly AdminPanel[];
 }
 
 export interface ResourcesAnswer {

@@ -249,6 +249,7 @@ export async function resourceMetadata(
           detailMeta(routes, name, relation, resource.labels[name] ?? labelOf(name)),
         ),
         related: relatedTo(routes, route),
+        panels: [...resource.adminPanels],
       };
     }),
   );

@@ -358,7 +358,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
           </span>
         </div>
       </form>
-      {!isNew && meta.name === 'webhooks' ? (
+      {!isNew && meta.panels.includes('deliveries') ? (
         <DeliveriesPanel path={path} canReplay={meta.allowed.includes('update')} />
       ) : null}
       {!isNew ? (
