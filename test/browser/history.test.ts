@@ -56,6 +56,8 @@ describe('admin front end: the History panel of a form', { skip: notOnThisEngine
       .getByText(/^Created by /)
       .waitFor();
     await items.nth(1).getByText('Groups: 1 added').waitFor();
+    // A reference shows the record it names, as the form's picker does, not its id.
+    await items.nth(1).getByText('Created by: Administrator (admin)').waitFor();
     await assertAccessible(page, 'the History panel');
   });
 

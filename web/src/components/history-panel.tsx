@@ -3,12 +3,14 @@
 // record as it was after that write, and Restore, confirmed in the native <dialog>. A restore
 // is a write like Save: through the form's write tracker, with the form's If-Match.
 import { useEffect, useState } from 'preact/hooks';
-import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
-import { ApiError, exchange, get, ifMatch, query } from '../lib/api.js';
-import { actorName, type Change } from '../lib/change-feed.js';
+import type { FieldMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+import { exchange, ifMatch } from '../lib/api.js';
+import type { Change } from '../lib/change-feed.js';
 import { formatDate } from '../lib/format.js';
+import { knownLabel, labelOf } from '../lib/lookup-labels.js';
 import type { RecordBody } from '../lib/record-read.js';
-import { ConfirmDialog } from './confirm-dialog.js';
+import { usePastPages } from '../lib/use-past-pages.js';
+import { RestoreDialog, ShowOlder } from './past-pages.js';
 
 export interface Revision {
   readonly seq: number;
@@ -18,11 +20,6 @@ export interface Revision {
   readonly actor: Change['actor'];
   readonly changes: Readonly<Record<string, unknown>>;
   readonly record: RecordBody | null;
-}
-
-interface HistoryPage {
-  readonly data: readonly Revision[];
-  readonly meta: { readonly next: number | null; readonly has_more: boolean };
 }
 
 interface RowChanges {
@@ -44,31 +41,57 @@ const shown = (value: unknown) =>
       ? JSON.stringify(value)
       : String(value);
 
+/** A field's value as the form shows it: a choice's label, a referenced record's label. */
+function FieldValue({ field, value }: { field: FieldMeta; value: unknown }) {
+  const lookup = field.reference?.lookup;
+  const id = value === null || value === undefined ? '' : String(value);
+  const [label, setLabel] = useState(() => (lookup ? knownLabel(lookup, id) : undefined));
+  useEffect(() => {
+    if (!lookup || id === '' || label !== undefined) return;
+    labelOf(lookup, id).then(
+      (found) => setLabel(found ?? id),
+      () => setLabel(id),
+    );
+  }, [lookup, id]);
+  if (lookup && id !== '') return <>{label ?? '…'}</>;
+  const choice = field.choices?.find((c) => c.value === id);
+  return <>{choice ? choice.label : shown(value)}</>;
+}
+
 /** What a revision changed, one line per field and per detail relation. */
-function changeLines(meta: ResourceMeta, revision: Revision): string[] {
-  if (revision.action === 'deleted') return [];
-  const lines: string[] = [];
+function ChangeLines({ meta, revision }: { meta: ResourceMeta; revision: Revision }) {
+  if (revision.action === 'deleted') return null;
   const fields = (revision.changes.fields ?? {}) as Record<string, unknown>;
   const created = revision.action === 'created';
-  for (const field of meta.fields) {
-    const value = fields[field.name];
-    // Stamps say nothing the line's time does not; a new record's empty fields are not news.
-    if (!(field.name in fields) || ['updated_at', 'created_at', meta.key].includes(field.name))
-      continue;
-    if (created && (value === null || value === '')) continue;
-    lines.push(`${field.label}: ${shown(value)}`);
-  }
-  for (const detail of meta.details) {
-    const rows = revision.changes[detail.name] as RowChanges | undefined;
-    if (!rows) continue;
+  // Stamps say nothing the line's time does not; a new record's empty fields are not news.
+  const changed = meta.fields.filter(
+    (field) =>
+      field.name in fields &&
+      !['updated_at', 'created_at', meta.key].includes(field.name) &&
+      !(created && (fields[field.name] === null || fields[field.name] === '')),
+  );
+  const rows = meta.details.flatMap((detail) => {
+    const changes = revision.changes[detail.name] as RowChanges | undefined;
+    if (!changes) return [];
     const parts = [
-      rows.created?.length ? `${rows.created.length} added` : '',
-      rows.updated?.length ? `${rows.updated.length} changed` : '',
-      rows.deleted?.length ? `${rows.deleted.length} removed` : '',
+      changes.created?.length ? `${changes.created.length} added` : '',
+      changes.updated?.length ? `${changes.updated.length} changed` : '',
+      changes.deleted?.length ? `${changes.deleted.length} removed` : '',
     ].filter(Boolean);
-    lines.push(`${detail.label}: ${parts.join(', ')}`);
-  }
-  return lines;
+    return [`${detail.label}: ${parts.join(', ')}`];
+  });
+  return (
+    <ul class="revision-changes">
+      {changed.map((field) => (
+        <li key={field.name}>
+          {field.label}: <FieldValue field={field} value={fields[field.name]} />
+        </li>
+      ))}
+      {rows.map((line) => (
+        <li key={line}>{line}</li>
+      ))}
+    </ul>
+  );
 }
 
 export function HistoryPanel(props: {
@@ -82,39 +105,15 @@ export function HistoryPanel(props: {
   onRestored: (answer: { data: RecordBody; headers: Headers }) => void;
 }) {
   const { meta, path, etag, canRestore, write, onRestored } = props;
-  const [revisions, setRevisions] = useState<readonly Revision[] | null>(null);
-  const [next, setNext] = useState<number | null>(null);
-  const [names, setNames] = useState<Record<number, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<Revision | null>(null);
+  const pages = usePastPages<Revision>(`${path}/history`, 'The history could not be read.', etag);
+  const { items: revisions, names, error } = pages;
 
-  const load = async (before: number | null) => {
-    const page = await get<HistoryPage>(`${path}/history${query({ limit: 20, before })}`);
-    setRevisions((known) => (before === null ? page.data : [...(known ?? []), ...page.data]));
-    setNext(page.meta.has_more ? page.meta.next : null);
-    for (const revision of page.data) {
-      const name = await actorName({ ...revision, resource: meta.name, id: '' });
-      setNames((known) => ({ ...known, [revision.seq]: name }));
-    }
-  };
-  useEffect(() => {
-    load(null).catch((e: unknown) =>
-      setError(e instanceof ApiError ? e.message : 'The history could not be read.'),
-    );
-  }, [path, etag]);
-
-  const restore = async (revision: Revision) => {
-    setConfirm(null);
-    setError(null);
-    try {
-      const answer = await write(
+  const restore = async (revision: Revision) =>
+    onRestored(
+      await write(
         exchange<RecordBody>('POST', `${path}/history/${revision.seq}/restore`, {}, ifMatch(etag)),
-      );
-      onRestored(answer);
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : 'The version could not be restored.');
-    }
-  };
+      ),
+    );
 
   return (
     <section class="history" aria-labelledby="history-heading">
@@ -137,11 +136,7 @@ export function HistoryPanel(props: {
                 <strong>{VERBS[revision.action]}</strong> by {names[revision.seq] ?? '…'},{' '}
                 <time dateTime={revision.at}>{formatDate(revision.at)}</time>
               </p>
-              <ul class="revision-changes">
-                {changeLines(meta, revision).map((line) => (
-                  <li key={line}>{line}</li>
-                ))}
-              </ul>
+              <ChangeLines meta={meta} revision={revision} />
               {revision.record ? (
                 <details>
                   <summary>The {meta.singular_label.toLowerCase()} after this change</summary>
@@ -149,7 +144,7 @@ export function HistoryPanel(props: {
                 </details>
               ) : null}
               {canRestore && revision.record && index > 0 ? (
-                <button type="button" onClick={() => setConfirm(revision)}>
+                <button type="button" onClick={() => pages.confirm(revision)}>
                   Restore this version
                 </button>
               ) : null}
@@ -157,27 +152,20 @@ export function HistoryPanel(props: {
           ))}
         </ol>
       )}
-      {next !== null ? (
-        <button type="button" onClick={() => load(next)}>
-          Show older
-        </button>
-      ) : null}
-      <ConfirmDialog
-        open={confirm !== null}
+      <ShowOlder older={pages.older} />
+      <RestoreDialog
+        pages={pages}
         title={`Restore this version of the ${meta.singular_label.toLowerCase()}?`}
-        action="Restore"
-        onConfirm={() => confirm && restore(confirm)}
-        onCancel={() => setConfirm(null)}
+        restore={restore}
+        failure="The version could not be restored."
       >
-        <p>
-          The {meta.singular_label.toLowerCase()} will be as it was on{' '}
-          {confirm ? formatDate(confirm.at) : ''}
-          {meta.details.length > 0
-            ? `, its ${meta.details.map((d) => d.label.toLowerCase()).join(' and ')} included`
-            : ''}
-          . The restore is saved as a new change.
-        </p>
-      </ConfirmDialog>
+        The {meta.singular_label.toLowerCase()} will be as it was on{' '}
+        {pages.confirming ? formatDate(pages.confirming.at) : ''}
+        {meta.details.length > 0
+          ? `, its ${meta.details.map((d) => d.label.toLowerCase()).join(' and ')} included`
+          : ''}
+        . The restore is saved as a new change.
+      </RestoreDialog>
     </section>
   );
 }

@@ -140,7 +140,7 @@ const VIA: Record<Change['actor']['via'], string> = {
 };
 
 /** Who made a change, as a person reads it: the user's name when there is one. */
-export async function actorName(change: Change): Promise<string> {
+export async function actorName(change: Pick<Change, 'actor'>): Promise<string> {
   const { user_id, via } = change.actor;
   if (user_id === null) return VIA[via];
   const name = await labelOf('/app/lookups/users', String(user_id)).catch(() => null);

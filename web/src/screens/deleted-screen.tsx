@@ -1,17 +1,17 @@
 // /admin/r/<resource>/deleted: the records deleted and not restored since (DESIGN.md 3.11),
 // newest delete first, who deleted each and when, and Restore, confirmed in the native <dialog>:
 // the record comes back with its id and detail rows, and its form opens.
-import { useEffect, useState } from 'preact/hooks';
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { ApiError, exchange, get, query } from '../lib/api.js';
-import { actorName, type Change } from '../lib/change-feed.js';
+import { RestoreDialog, ShowOlder } from '../components/past-pages.js';
+import { exchange } from '../lib/api.js';
+import type { Change } from '../lib/change-feed.js';
 import { setFlash } from '../lib/flash.js';
 import { formatDate } from '../lib/format.js';
 import type { RecordBody } from '../lib/record-read.js';
 import { Link, navigate } from '../lib/router.js';
 import { useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
+import { usePastPages } from '../lib/use-past-pages.js';
 import { NotFound } from './not-found.js';
 
 interface Deleted {
@@ -21,11 +21,6 @@ interface Deleted {
   readonly actor: Change['actor'];
   readonly restore_seq: number | null;
   readonly record: RecordBody | null;
-}
-
-interface DeletedPage {
-  readonly data: readonly Deleted[];
-  readonly meta: { readonly next: number | null; readonly has_more: boolean };
 }
 
 export function DeletedScreen({ name }: { name: string }) {
@@ -50,44 +45,17 @@ function titleOf(meta: ResourceMeta, item: Deleted): string {
 function DeletedRecords({ meta }: { meta: ResourceMeta }) {
   const heading = `Deleted ${meta.label.toLowerCase()}`;
   useTitle(heading);
-  const [items, setItems] = useState<readonly Deleted[] | null>(null);
-  const [next, setNext] = useState<number | null>(null);
-  const [names, setNames] = useState<Record<number, string>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<Deleted | null>(null);
+  const pages = usePastPages<Deleted>(
+    `${meta.path}/deleted`,
+    'The deleted records could not be read.',
+  );
+  const { items, names, error } = pages;
   const canRestore = meta.allowed.includes('update');
 
-  const load = async (before: number | null) => {
-    const page = await get<DeletedPage>(`${meta.path}/deleted${query({ limit: 20, before })}`);
-    setItems((known) => (before === null ? page.data : [...(known ?? []), ...page.data]));
-    setNext(page.meta.has_more ? page.meta.next : null);
-    for (const item of page.data) {
-      const name = await actorName({
-        ...item,
-        resource: meta.name,
-        action: 'deleted',
-        version: null,
-        changes: {},
-      });
-      setNames((known) => ({ ...known, [item.seq]: name }));
-    }
-  };
-  useEffect(() => {
-    load(null).catch((e: unknown) =>
-      setError(e instanceof ApiError ? e.message : 'The deleted records could not be read.'),
-    );
-  }, [meta.path]);
-
   const restore = async (item: Deleted) => {
-    setConfirm(null);
-    setError(null);
-    try {
-      await exchange('POST', `${meta.path}/${item.id}/history/${item.restore_seq}/restore`, {});
-      setFlash(`${meta.singular_label} restored.`);
-      navigate(`/admin/r/${meta.name}/${encodeURIComponent(String(item.id))}`, { force: true });
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : 'The record could not be restored.');
-    }
+    await exchange('POST', `${meta.path}/${item.id}/history/${item.restore_seq}/restore`, {});
+    setFlash(`${meta.singular_label} restored.`);
+    navigate(`/admin/r/${meta.name}/${encodeURIComponent(String(item.id))}`, { force: true });
   };
 
   return (
@@ -133,7 +101,7 @@ function DeletedRecords({ meta }: { meta: ResourceMeta }) {
                       <button
                         type="button"
                         aria-label={`Restore ${titleOf(meta, item)}`}
-                        onClick={() => setConfirm(item)}
+                        onClick={() => pages.confirm(item)}
                       >
                         Restore
                       </button>
@@ -145,26 +113,19 @@ function DeletedRecords({ meta }: { meta: ResourceMeta }) {
           </table>
         </div>
       )}
-      {next !== null ? (
-        <button type="button" onClick={() => load(next)}>
-          Show older
-        </button>
-      ) : null}
-      <ConfirmDialog
-        open={confirm !== null}
+      <ShowOlder older={pages.older} />
+      <RestoreDialog
+        pages={pages}
         title={`Restore this ${meta.singular_label.toLowerCase()}?`}
-        action="Restore"
-        onConfirm={() => confirm && restore(confirm)}
-        onCancel={() => setConfirm(null)}
+        restore={restore}
+        failure="The record could not be restored."
       >
-        <p>
-          {confirm ? titleOf(meta, confirm) : ''} comes back with its id
-          {meta.details.length > 0
-            ? ` and its ${meta.details.map((d) => d.label.toLowerCase()).join(' and ')}`
-            : ''}
-          , as it was before it was deleted.
-        </p>
-      </ConfirmDialog>
+        {pages.confirming ? titleOf(meta, pages.confirming) : ''} comes back with its id
+        {meta.details.length > 0
+          ? ` and its ${meta.details.map((d) => d.label.toLowerCase()).join(' and ')}`
+          : ''}
+        , as it was before it was deleted.
+      </RestoreDialog>
     </section>
   );
 }
