@@ -7,6 +7,7 @@ import { ConfirmDialog } from './components/confirm-dialog.js';
 import { SessionEndedDialog } from './components/session-ended-dialog.js';
 import { Shell } from './components/shell.js';
 import { ApiError, get, onUnauthenticated, post, setCsrfToken } from './lib/api.js';
+import { RESOURCES, SESSION, SESSION_UNIT } from './lib/endpoints.js';
 import {
   BASE,
   hasUnsavedChanges,
@@ -103,7 +104,7 @@ export function App() {
     // No session hint, no session: the sign-in screen without asking (a 401 the console shows).
     if (!mayHaveSession()) setSession(null);
     else
-      get<Session>('/app/session').then(setSession, (error: unknown) => {
+      get<Session>(SESSION).then(setSession, (error: unknown) => {
         if (error instanceof ApiError && error.status === 401) forgetSession();
         setSession(null);
       });
@@ -114,7 +115,7 @@ export function App() {
     if (unitId === undefined) return;
     // A unit switch keeps the navigation of the unit before while the new one loads.
     setResourcesError(null);
-    get<ResourcesAnswer>('/app/resources').then(
+    get<ResourcesAnswer>(RESOURCES).then(
       (answer) => setResources(answer.data),
       (error: unknown) => {
         setResources([]);
@@ -168,9 +169,7 @@ export function App() {
             const unit = session.unit.id;
             if (renewed.unit.id !== unit && renewed.units?.some((u) => u.id === unit)) {
               setCsrfToken(renewed.csrf_token);
-              next = await post<Session>('/app/session/unit', { unit_id: unit }).catch(
-                () => renewed,
-              );
+              next = await post<Session>(SESSION_UNIT, { unit_id: unit }).catch(() => renewed);
             }
             setSession(next);
             setSessionEnded(false);

@@ -2,7 +2,8 @@
 // with its event, status, attempts, next attempt and the last answer's status and time; Replay
 // sends one again, Replay dead every dead one. Reads GET /api/webhooks/{id}/deliveries.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, post, query } from '../lib/api.js';
+import { ApiError, get, post } from '../lib/api.js';
+import { deliveriesPath, replayDeadPath, replayPath } from '../lib/endpoints.js';
 import { formatDate } from '../lib/format.js';
 
 interface Delivery {
@@ -30,7 +31,7 @@ export function DeliveriesPanel(props: { path: string; canReplay: boolean }) {
   const [notice, setNotice] = useState<string | null>(null);
 
   const load = async () => {
-    const page = await get<DeliveriesPage>(`${path}/deliveries${query({ limit: 50 })}`);
+    const page = await get<DeliveriesPage>(deliveriesPath(path, 50));
     setDeliveries(page.data);
   };
   const failed = (what: string) => (e: unknown) =>
@@ -68,9 +69,7 @@ export function DeliveriesPanel(props: { path: string; canReplay: boolean }) {
       {canReplay && dead > 0 ? (
         <button
           type="button"
-          onClick={() =>
-            replay(`${path}/deliveries/replay-dead`, 'Every dead delivery is sent again.')
-          }
+          onClick={() => replay(replayDeadPath(path), 'Every dead delivery is sent again.')}
         >
           Replay dead
         </button>
@@ -113,10 +112,7 @@ export function DeliveriesPanel(props: { path: string; canReplay: boolean }) {
                         type="button"
                         aria-label={`Replay delivery ${d.id}`}
                         onClick={() =>
-                          replay(
-                            `${path}/deliveries/${d.id}/replay`,
-                            `Delivery ${d.id} is sent again.`,
-                          )
+                          replay(replayPath(path, d.id), `Delivery ${d.id} is sent again.`)
                         }
                       >
                         Replay

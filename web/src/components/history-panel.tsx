@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { FieldMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { exchange, ifMatch } from '../lib/api.js';
 import type { Change } from '../lib/change-feed.js';
+import { historyPath, restorePath } from '../lib/endpoints.js';
 import { formatDate } from '../lib/format.js';
 import { knownLabel, labelOf } from '../lib/lookup-labels.js';
 import type { RecordBody } from '../lib/record-read.js';
@@ -105,14 +106,12 @@ export function HistoryPanel(props: {
   onRestored: (answer: { data: RecordBody; headers: Headers }) => void;
 }) {
   const { meta, path, etag, canRestore, write, onRestored } = props;
-  const pages = usePastPages<Revision>(`${path}/history`, 'The history could not be read.', etag);
+  const pages = usePastPages<Revision>(historyPath(path), 'The history could not be read.', etag);
   const { items: revisions, names, error } = pages;
 
   const restore = async (revision: Revision) =>
     onRestored(
-      await write(
-        exchange<RecordBody>('POST', `${path}/history/${revision.seq}/restore`, {}, ifMatch(etag)),
-      ),
+      await write(exchange<RecordBody>('POST', restorePath(path, revision.seq), {}, ifMatch(etag))),
     );
 
   return (

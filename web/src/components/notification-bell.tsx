@@ -4,6 +4,7 @@
 // poll every 30 s when it is off.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { get, getCsrfToken, post } from '../lib/api.js';
+import { ALL_NOTIFICATIONS_READ, notificationsPath } from '../lib/endpoints.js';
 import { formatAgo, formatDate } from '../lib/format.js';
 import {
   type NotificationPage,
@@ -28,7 +29,7 @@ export function NotificationBell() {
   const button = useRef<HTMLButtonElement>(null);
 
   const refresh = () => {
-    get<NotificationPage>(`/app/notifications?per_page=${NEWEST}`).then(setPage, () => {});
+    get<NotificationPage>(notificationsPath({ per_page: NEWEST })).then(setPage, () => {});
   };
 
   useEffect(() => {
@@ -78,7 +79,7 @@ export function NotificationBell() {
 
   const unread = page?.meta.unread_count ?? 0;
   const markAll = async () => {
-    await post('/app/notifications/mark-all-read');
+    await post(ALL_NOTIFICATIONS_READ);
     notificationsChanged();
   };
 

@@ -4,6 +4,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
+import { LOGOUT, SESSION_UNIT } from '../lib/endpoints.js';
 import { BASE, guarded, Link, useLocation } from '../lib/router.js';
 import { isAdmin, type Session, useApp } from '../lib/session.js';
 import { Announcer } from './announcer.js';
@@ -33,7 +34,7 @@ function UnitSwitcher() {
           select.value = String(session.unit.id);
           guarded(async () => {
             try {
-              setSession(await post<Session>('/app/session/unit', { unit_id: unitId }));
+              setSession(await post<Session>(SESSION_UNIT, { unit_id: unitId }));
             } catch (error) {
               setProblem(
                 error instanceof ApiError ? error.message : 'The unit could not be switched.',
@@ -87,7 +88,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const signOut = () =>
     guarded(async () => {
       try {
-        await post('/app/logout');
+        await post(LOGOUT);
       } catch {
         // Already signed out: the sign-in page is where we go either way.
       }

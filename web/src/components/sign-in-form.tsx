@@ -3,6 +3,7 @@
 // and the 429 of the per-IP limit are shown as the service words them.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
+import { LOGIN } from '../lib/endpoints.js';
 import type { Session } from '../lib/session.js';
 
 export function SignInForm({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
@@ -20,7 +21,7 @@ export function SignInForm({ onSignedIn }: { onSignedIn: (session: Session) => v
     setBusy(true);
     setError(null);
     try {
-      onSignedIn(await post<Session>('/app/login', { login, password }));
+      onSignedIn(await post<Session>(LOGIN, { login, password }));
     } catch (failure) {
       setError(failure instanceof ApiError ? failure.message : 'The service could not be reached.');
       setBusy(false);

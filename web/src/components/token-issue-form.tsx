@@ -4,6 +4,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { LookupItem } from '../../../src/engine/description/metadata-types.js';
 import { ApiError, get, post } from '../lib/api.js';
+import { GRANTABLE_ABILITIES, lookupPath, TOKENS, userPath } from '../lib/endpoints.js';
 import { LookupPicker } from './lookup-picker.js';
 
 /** `import-templates.read` -> its domain, `import-templates`. */
@@ -33,7 +34,7 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
   const [copied, setCopied] = useState(false);
 
   useEffect(() => {
-    get<{ data: string[] }>('/app/tokens-api/abilities').then((a) => setGrantable(a.data));
+    get<{ data: string[] }>(GRANTABLE_ABILITIES).then((a) => setGrantable(a.data));
   }, []);
 
   // The chosen user's units in their link order, named through the units lookup; the first is
@@ -42,11 +43,13 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
     setUnits([]);
     setUnitId('');
     if (userId === '') return;
-    get<{ units?: { id: number; unit_id: number }[] }>(`/api/users/${encodeURIComponent(userId)}`)
+    get<{ units?: { id: number; unit_id: number }[] }>(userPath(userId))
       .then(async (user) => {
         const ids = [...(user.units ?? [])].sort((a, b) => a.id - b.id).map((u) => u.unit_id);
         if (ids.length === 0) return;
-        const named = await get<{ data: LookupItem[] }>(`/app/lookups/units?ids=${ids.join(',')}`);
+        const named = await get<{ data: LookupItem[] }>(
+          `${lookupPath('units')}?ids=${ids.join(',')}`,
+        );
         const byId = new Map(named.data.map((unit) => [String(unit.id), unit]));
         const ordered = ids.flatMap((unitId) => byId.get(String(unitId)) ?? []);
         setUnits(ordered);
@@ -59,7 +62,7 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
     event.preventDefault();
     setSummary(null);
     try {
-      const answer = await post<{ token: string }>('/app/tokens-api', {
+      const answer = await post<{ token: string }>(TOKENS, {
         user_id: userId === '' ? null : Number(userId),
         unit_id: unitId === '' ? null : Number(unitId),
         name,
@@ -131,7 +134,7 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
             <label for={`${id}-user`}>User</label>
             <LookupPicker
               id={`${id}-user`}
-              lookup="/app/lookups/users"
+              lookup={lookupPath('users')}
               value={userId}
               onChange={setUserId}
               invalid={error('user_id') !== null}

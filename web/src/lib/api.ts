@@ -2,6 +2,7 @@
 // every write, and two rules for the whole app: a 401 means the session is gone (sign in again,
 // then come back; when the app renews the session in place, the request is sent again), a 419
 // means the CSRF token is stale (fetch the session's, retry once).
+import { LOGIN, SESSION } from './endpoints.js';
 
 /** A failed answer: its status, its JSON body and the message to show. */
 export class ApiError extends Error {
@@ -94,13 +95,13 @@ export async function exchange<T>(
 ): Promise<Answer<T>> {
   let response = await send(method, path, body, headers);
   if (response.status === 419) {
-    const session = await send('GET', '/app/session', undefined);
+    const session = await send('GET', SESSION, undefined);
     if (session.ok) {
       setCsrfToken(((await parse(session)) as { csrf_token?: string } | null)?.csrf_token ?? null);
       response = await send(method, path, body, headers);
     }
   }
-  if (response.status === 401 && path !== '/app/login' && (await unauthenticated()))
+  if (response.status === 401 && path !== LOGIN && (await unauthenticated()))
     response = await send(method, path, body, headers);
   const data = await parse(response);
   if (!response.ok) throw new ApiError(response.status, data as ErrorBody | null, response.headers);
@@ -117,12 +118,3 @@ export const del = <T>(path: string) => api<T>('DELETE', path);
 
 /** If-Match with a record's ETag as it was read (none when the record keeps no version). */
 export const ifMatch = (etag: string | null): ExtraHeaders => (etag ? { 'if-match': etag } : {});
-
-/** A query string from a plain object, leaving out empty values. */
-export function query(params: Record<string, string | number | null | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params))
-    if (value !== null && value !== undefined && value !== '') search.set(key, String(value));
-  const text = search.toString();
-  return text === '' ? '' : `?${text}`;
-}

@@ -7,6 +7,7 @@
 // each once. A 410 (the feed no longer keeps `after`) tells the screen to read its answer again
 // and start over from that answer's Changes-Seq; a service without a feed (404) ends the follow.
 import { ApiError, get, getCsrfToken } from './api.js';
+import { changesPath, lookupPath } from './endpoints.js';
 import { labelOf } from './lookup-labels.js';
 import { realtimeSettings } from './realtime-settings.js';
 
@@ -72,7 +73,7 @@ export function followChanges(
     try {
       let more = true;
       while (more && !stopped) {
-        const page = await get<ChangesPage>(`${path}/changes?after=${after}&limit=${PAGE}`);
+        const page = await get<ChangesPage>(changesPath(path, after, PAGE));
         if (stopped) return;
         if (page.data.length > 0) await onChanges(page.data);
         // Advanced once the screen has them: a screen that failed to take them is asked again.
@@ -143,6 +144,6 @@ const VIA: Record<Change['actor']['via'], string> = {
 export async function actorName(change: Pick<Change, 'actor'>): Promise<string> {
   const { user_id, via } = change.actor;
   if (user_id === null) return VIA[via];
-  const name = await labelOf('/app/lookups/users', String(user_id)).catch(() => null);
+  const name = await labelOf(lookupPath('users'), String(user_id)).catch(() => null);
   return name ?? VIA[via];
 }

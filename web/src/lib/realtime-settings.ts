@@ -2,6 +2,7 @@
 // (DESIGN.md 3.6, 3.9). Read once per signed-in user and shared by the bell and the screens
 // that follow a resource. Here, not in realtime.ts: that one is loaded only when real time is on.
 import { get } from './api.js';
+import { REALTIME } from './endpoints.js';
 
 export interface RealtimeSettings {
   readonly enabled: boolean;
@@ -21,7 +22,7 @@ let read: { readonly userId: number; readonly settings: Promise<RealtimeSettings
 
 export function realtimeSettings(userId: number): Promise<RealtimeSettings> {
   if (read?.userId !== userId) {
-    const settings = get<RealtimeSettings>('/app/realtime');
+    const settings = get<RealtimeSettings>(REALTIME);
     read = { userId, settings };
     // A failed read is not kept: the next screen asks again.
     settings.catch(() => {

@@ -12,9 +12,8 @@ export interface ReadRecord {
   readonly seq: number | null;
 }
 
-/** A record's address in the API. */
-export const recordPath = (meta: { readonly path: string }, id: string | null): string =>
-  `${meta.path}/${encodeURIComponent(String(id))}`;
+// The form imports a record's address from here.
+export { recordPath } from './endpoints.js';
 
 /** The Changes-Seq header of an answer, or null. */
 export function changesSeqOf(headers: Headers): number | null {

@@ -2,8 +2,9 @@
 // (DESIGN.md 3.11): 20 at a time, older pages by `before`, who did each (a user's name, looked
 // up), and Restore after a confirmation, its failure shown like a failed read.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, query } from './api.js';
+import { ApiError, get } from './api.js';
 import { actorName, type Change } from './change-feed.js';
+import { query } from './endpoints.js';
 
 interface PastPage<T> {
   readonly data: readonly T[];

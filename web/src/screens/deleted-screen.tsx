@@ -5,6 +5,7 @@ import type { ResourceMeta } from '../../../src/engine/description/metadata-type
 import { RestoreDialog, ShowOlder } from '../components/past-pages.js';
 import { exchange } from '../lib/api.js';
 import type { Change } from '../lib/change-feed.js';
+import { deletedPath, recordPath, restorePath } from '../lib/endpoints.js';
 import { setFlash } from '../lib/flash.js';
 import { formatDate } from '../lib/format.js';
 import type { RecordBody } from '../lib/record-read.js';
@@ -46,14 +47,14 @@ function DeletedRecords({ meta }: { meta: ResourceMeta }) {
   const heading = `Deleted ${meta.label.toLowerCase()}`;
   useTitle(heading);
   const pages = usePastPages<Deleted>(
-    `${meta.path}/deleted`,
+    deletedPath(meta.path),
     'The deleted records could not be read.',
   );
   const { items, names, error } = pages;
   const canRestore = meta.allowed.includes('update');
 
   const restore = async (item: Deleted) => {
-    await exchange('POST', `${meta.path}/${item.id}/history/${item.restore_seq}/restore`, {});
+    await exchange('POST', restorePath(recordPath(meta, item.id), item.restore_seq), {});
     setFlash(`${meta.singular_label} restored.`);
     navigate(`/admin/r/${meta.name}/${encodeURIComponent(String(item.id))}`, { force: true });
   };

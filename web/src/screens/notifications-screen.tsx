@@ -5,6 +5,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { NotificationAction } from '../components/notification-action.js';
 import { ApiError, get, post } from '../lib/api.js';
+import {
+  ALL_NOTIFICATIONS_READ,
+  notificationReadPath,
+  notificationsPath,
+  notificationUnreadPath,
+} from '../lib/endpoints.js';
 import { formatDate } from '../lib/format.js';
 import {
   type NotificationPage,
@@ -27,7 +33,7 @@ export function NotificationsScreen() {
   const [error, setError] = useState<string | null>(null);
 
   const load = () =>
-    get<NotificationPage>(`/app/notifications?page=${page}&per_page=${PER_PAGE}`).then(
+    get<NotificationPage>(notificationsPath({ page, per_page: PER_PAGE })).then(
       setAnswer,
       (failure: unknown) =>
         setError(
@@ -46,7 +52,7 @@ export function NotificationsScreen() {
       setOpened(null);
       return;
     }
-    post<{ data: NotificationRecord }>(`/app/notifications/${openId}/read`).then(
+    post<{ data: NotificationRecord }>(notificationReadPath(openId)).then(
       (one) => {
         setOpened(one.data);
         notificationsChanged();
@@ -68,12 +74,12 @@ export function NotificationsScreen() {
     return `/admin/notifications${text ? `?${text}` : ''}`;
   };
   const markUnread = async (id: number) => {
-    await post(`/app/notifications/${id}/unread`);
+    await post(notificationUnreadPath(id));
     if (openId === id) navigate(address({ open: null }), { replace: true });
     notificationsChanged();
   };
   const markAllRead = async () => {
-    await post('/app/notifications/mark-all-read');
+    await post(ALL_NOTIFICATIONS_READ);
     notificationsChanged();
   };
 

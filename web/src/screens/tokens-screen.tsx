@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { TokenIssueForm } from '../components/token-issue-form.js';
 import { ApiError, del, get } from '../lib/api.js';
+import { TOKENS, tokenPath } from '../lib/endpoints.js';
 import { formatDate } from '../lib/format.js';
 import { useTitle } from '../lib/title.js';
 
@@ -32,7 +33,7 @@ export function TokensScreen() {
   const [error, setError] = useState<string | null>(null);
 
   const load = () =>
-    get<{ data: TokenRow[] }>('/app/tokens-api').then(
+    get<{ data: TokenRow[] }>(TOKENS).then(
       (answer) => setTokens([...answer.data].sort((a, b) => b.id - a.id)),
       (failure: unknown) =>
         setError(failure instanceof ApiError ? failure.message : 'The tokens could not be read.'),
@@ -46,7 +47,7 @@ export function TokensScreen() {
     setRevoking(null);
     if (!token) return;
     try {
-      await del(`/app/tokens-api/${token.id}`);
+      await del(tokenPath(token.id));
     } catch (failure) {
       setError(failure instanceof ApiError ? failure.message : 'The token could not be revoked.');
     }
