@@ -8,11 +8,12 @@ import { grantableAbilities } from '../../src/app/routes.js';
 import type { Change } from '../../src/engine/changes/change.js';
 import { onChangesCommitted } from '../../src/engine/changes/committed.js';
 import { pruneChanges } from '../../src/engine/changes/retention.js';
-import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
+import { bearer, issue, otherCompanyWriter, seedIdentity } from '../helpers/bearer.js';
 import { runCli } from '../helpers/cli.js';
+import { serverWithDetailTargets } from '../helpers/detail-targets.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { Contract } from '../helpers/openapi-contract.js';
-import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
+import { templatePayload } from '../helpers/seed.js';
 import { signedIn } from '../helpers/session-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -54,13 +55,7 @@ describe('the change log and GET /api/<resource>/changes (issue 32, DESIGN.md 3.
   let g1: number;
   let g2: number;
   let alice: number;
-
-  before(async () => {
-    server = await startTestServer();
-    const { db } = server.service.database;
-    [g1, g2] = (await seedGroups(db, ['g1', 'g2'])) as [number, number];
-    [alice] = (await seedUsers(db, ['alice'])) as [number];
-  });
+  before(async () => ({ server, g1, g2, alice } = await serverWithDetailTargets()));
   after(() => server?.close());
 
   it('a create, an update and a delete each append one change: every stored field on create, only the changed ones on update, {} on delete', async () => {
@@ -385,9 +380,7 @@ describe('TENANT_ISOLATION=true: the feed answers only the changes of the caller
   after(() => server?.close());
 
   it('another company’s create, update and delete are never answered; its own reader sees all three', async () => {
-    const other = await seedIdentity(server, 'other-co', {
-      abilities: ['import-templates.read', 'import-templates.write'],
-    });
+    const other = await otherCompanyWriter(server);
     const theirs = bearer(other.token);
     const mine = await server.post(PATH, templatePayload({ title: 'mine' }));
     assertJson(mine, 201);

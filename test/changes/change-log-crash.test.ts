@@ -11,12 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Change } from '../../src/engine/changes/change.js';
-import { bearer } from '../helpers/bearer.js';
-import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, testEngine } from '../helpers/engines.js';
-import { httpRequest, type Reply } from '../helpers/http.js';
 import { ServeProcess } from '../helpers/serve-process.js';
-import { ADMIN_PASSWORD } from '../helpers/test-server.js';
+import { servedDatabase } from '../helpers/served-database.js';
 
 const PATH = '/api/import-templates';
 const CLIENTS = 8;
@@ -37,26 +33,12 @@ describe('the change log across a kill -9 (issue 32)', () => {
   });
 
   it('kill -9 during writes: every answered write has its change, no change lacks its write', async () => {
-    const database = await createTestDatabase(testEngine);
-    dropDatabase = () => database.drop();
-    const storage: Record<string, string> = {
-      DATA_DIR: dataDir,
-      ADMIN_PASSWORD,
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-    };
-    const env: NodeJS.ProcessEnv = { ...process.env, ...storage, LOG_LEVEL: 'silent' };
-    if (!database.url) delete env.DATABASE_URL;
-    const issued = await runCli(env, [
-      'token:create',
-      'admin',
-      'Main',
-      '--name=feed crash',
-      '--abilities=import-templates.read,import-templates.write',
-    ]);
-    assert.equal(issued.code, 0, issued.stderr);
-    const auth = bearer(issued.stdout.trim());
-    const send = (url: string, method: string, target: string, body?: unknown): Promise<Reply> =>
-      httpRequest(url, method, target, { headers: auth, ...(body === undefined ? {} : { body }) });
+    const served = await servedDatabase(dataDir, {
+      name: 'feed crash',
+      abilities: ['import-templates.read', 'import-templates.write'],
+    });
+    dropDatabase = served.drop;
+    const { storage, send } = served;
 
     const live = await ServeProcess.start([], storage);
     server = live;

@@ -129,6 +129,12 @@ export async function seedIdentity(
   return { userId, unitId, companyId, token, tokenId: id };
 }
 
+/** A reader and writer of templates in a company of its own: the other tenant of isolation tests. */
+export const otherCompanyWriter = (server: Pick<TestServer, 'service'>): Promise<Identity> =>
+  seedIdentity(server, 'other-co', {
+    abilities: ['import-templates.read', 'import-templates.write'],
+  });
+
 /** Asserts a bearer-mode 401 exactly: status, JSON type, `{error}` and `WWW-Authenticate: Bearer`. */
 export function assertBearer401(reply: Reply, error: string): void {
   assert.equal(reply.status, 401, `status ${reply.status}, body ${reply.text.slice(0, 300)}`);

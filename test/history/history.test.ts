@@ -9,11 +9,12 @@ import { importTemplates } from '../../src/app/resources/import-templates.js';
 import { serviceRoutes } from '../../src/app/routes.js';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { pruneRevisions } from '../../src/engine/history/retention.js';
-import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
+import { bearer, issue, otherCompanyWriter } from '../helpers/bearer.js';
+import { serverWithDetailTargets } from '../helpers/detail-targets.js';
 import { sqlitePassOnly } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { Contract } from '../helpers/openapi-contract.js';
-import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
+import { seedGroups, templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const PATH = '/api/import-templates';
@@ -39,13 +40,7 @@ describe('the history of a record and its restore (issue 35, DESIGN.md 3.11)', (
   let g1: number;
   let g2: number;
   let alice: number;
-
-  before(async () => {
-    server = await startTestServer();
-    const { db } = server.service.database;
-    [g1, g2] = (await seedGroups(db, ['g1', 'g2'])) as [number, number];
-    [alice] = (await seedUsers(db, ['alice'])) as [number];
-  });
+  before(async () => ({ server, g1, g2, alice } = await serverWithDetailTargets()));
   after(() => server?.close());
 
   it('each write leaves a revision, newest first, with the record as show answered it right after the write (null after a delete)', async () => {
@@ -296,9 +291,7 @@ describe('TENANT_ISOLATION=true: history, restore and the deleted records keep t
   after(() => server?.close());
 
   it('another company’s record, live or deleted, is a 404 in history and restore and never listed as deleted; its own company sees and restores it', async () => {
-    const other = await seedIdentity(server, 'other-co', {
-      abilities: ['import-templates.read', 'import-templates.write'],
-    });
+    const other = await otherCompanyWriter(server);
     const theirs = { headers: bearer(other.token) };
     const created = await server.post(PATH, templatePayload({ title: 'theirs' }), theirs);
     assertJson(created, 201);

@@ -9,12 +9,10 @@ import path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { connectDatabase } from '../../src/database/connect.js';
-import { bearer } from '../helpers/bearer.js';
-import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, testEngine } from '../helpers/engines.js';
-import { httpRequest, type Reply } from '../helpers/http.js';
+import { testEngine } from '../helpers/engines.js';
+import type { Reply } from '../helpers/http.js';
 import { ServeProcess } from '../helpers/serve-process.js';
-import { ADMIN_PASSWORD } from '../helpers/test-server.js';
+import { servedDatabase } from '../helpers/served-database.js';
 
 /** SIGKILL: no shutdown hook runs, no transaction is finished. Resolves once the process is gone. */
 async function kill9(serve: ServeProcess): Promise<void> {
@@ -79,29 +77,12 @@ describe('crash durability', () => {
   });
 
   it('kill -9 during a write load: every write answered 2xx is there after a restart, no template has a partial set of details, no orphan rows', async (t: TestContext) => {
-    const database = await createTestDatabase(testEngine);
-    dropDatabase = () => database.drop();
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ADMIN_PASSWORD };
-    delete env.DATABASE_URL;
-    if (database.url) env.DATABASE_URL = database.url;
-    // What every start of the server shares: the data, and the first admin's password.
-    const storage: Record<string, string> = {
-      DATA_DIR: dataDir,
-      ADMIN_PASSWORD,
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
-    };
-
-    const issued = await runCli({ ...env, LOG_LEVEL: 'silent' }, [
-      'token:create',
-      'admin',
-      'Main',
-      '--name=crash load',
-      '--abilities=import-templates.read,import-templates.write,groups.write,users.write',
-    ]);
-    assert.equal(issued.code, 0, issued.stderr);
-    const auth = bearer(issued.stdout.trim());
-    const send = (url: string, method: string, target: string, body?: unknown): Promise<Reply> =>
-      httpRequest(url, method, target, { headers: auth, ...(body === undefined ? {} : { body }) });
+    const served = await servedDatabase(dataDir, {
+      name: 'crash load',
+      abilities: ['import-templates.read', 'import-templates.write', 'groups.write', 'users.write'],
+    });
+    dropDatabase = served.drop;
+    const { storage, env, send } = served;
     server = await ServeProcess.start([], storage);
 
     // Detail targets: 4 groups, and the admin plus 3 users.

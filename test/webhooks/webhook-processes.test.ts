@@ -7,12 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { bearer } from '../helpers/bearer.js';
-import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, testEngine } from '../helpers/engines.js';
-import { httpRequest, type Reply } from '../helpers/http.js';
+import { testEngine } from '../helpers/engines.js';
 import { ServeProcess } from '../helpers/serve-process.js';
-import { ADMIN_PASSWORD } from '../helpers/test-server.js';
+import { type ServedDatabase, servedDatabase } from '../helpers/served-database.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const DELIVERING = {
@@ -22,36 +19,40 @@ const DELIVERING = {
   WEBHOOKS_RETRY_MAX_MS: '200',
 };
 
-interface Setup {
-  storage: Record<string, string>;
-  send: (url: string, method: string, target: string, body?: unknown) => Promise<Reply>;
-  drop: () => Promise<void>;
-}
+/**
+ * What each suite below stands on: delivering `svc serve` processes over one fresh database, and
+ * a receiver; the suite's after() ends them, drops the database and removes the DATA_DIR.
+ */
+function processes(prefix: string) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const servers: ServeProcess[] = [];
+  const receiver = new WebhookReceiver();
+  let served: ServedDatabase | null = null;
 
-/** A fresh database and DATA_DIR, and a token of the admin for webhooks and templates. */
-async function setUp(dataDir: string): Promise<Setup> {
-  const database = await createTestDatabase(testEngine);
-  const storage: Record<string, string> = {
-    DATA_DIR: dataDir,
-    ADMIN_PASSWORD,
-    ...(database.url ? { DATABASE_URL: database.url } : {}),
-  };
-  const env: NodeJS.ProcessEnv = { ...process.env, ...storage, LOG_LEVEL: 'silent' };
-  if (!database.url) delete env.DATABASE_URL;
-  const issued = await runCli(env, [
-    'token:create',
-    'admin',
-    'Main',
-    '--name=webhooks',
-    '--abilities=import-templates.write,webhooks.read,webhooks.write',
-  ]);
-  assert.equal(issued.code, 0, issued.stderr);
-  const auth = bearer(issued.stdout.trim());
+  after(async () => {
+    for (const server of servers) if (!server.child.signalCode) await server.dispose();
+    await receiver.down();
+    await served?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
   return {
-    storage,
-    send: (url, method, target, body) =>
-      httpRequest(url, method, target, { headers: auth, ...(body === undefined ? {} : { body }) }),
-    drop: () => database.drop(),
+    receiver,
+    /** The database, a token of the admin for webhooks and templates, the receiver listening. */
+    async setUp(): Promise<ServedDatabase> {
+      served = await servedDatabase(dataDir, {
+        name: 'webhooks',
+        abilities: ['import-templates.write', 'webhooks.read', 'webhooks.write'],
+      });
+      await receiver.up();
+      return served;
+    },
+    /** `svc serve` over that database, delivering. */
+    async start(): Promise<ServeProcess> {
+      const server = await ServeProcess.start([], { ...served?.storage, ...DELIVERING });
+      servers.push(server);
+      return server;
+    },
   };
 }
 
@@ -67,25 +68,12 @@ async function eventually(what: string, done: () => boolean, ms = 40_000): Promi
 }
 
 describe('webhooks across processes (issue 34)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-webhooks-'));
-  const servers: ServeProcess[] = [];
-  const receiver = new WebhookReceiver();
-  let drop = async () => {};
-
-  after(async () => {
-    for (const server of servers) if (!server.child.signalCode) await server.dispose();
-    await receiver.down();
-    await drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { receiver, setUp, start } = processes('svc-webhooks-');
 
   it('kill -9 while a delivery is under way loses nothing: after the restart every change arrives, in seq order, the cut one again under its webhook-id', async () => {
-    const setup = await setUp(dataDir);
-    drop = setup.drop;
-    await receiver.up();
+    const setup = await setUp();
     receiver.hold = true;
-    const first = await ServeProcess.start([], { ...setup.storage, ...DELIVERING });
-    servers.push(first);
+    const first = await start();
     const hook = await setup.send(first.url, 'POST', '/api/webhooks', {
       url: receiver.url,
       events: ['import-templates.created'],
@@ -112,8 +100,7 @@ describe('webhooks across processes (issue 34)', () => {
     await receiver.down();
     await receiver.up();
 
-    const second = await ServeProcess.start([], { ...setup.storage, ...DELIVERING });
-    servers.push(second);
+    const second = await start();
     await eventually('every template delivered', () => {
       const delivered = new Set(receiver.received.map((r) => dataOf(r.body).id));
       return ids.every((id) => delivered.has(id));
@@ -141,25 +128,12 @@ describe('webhooks across processes (issue 34)', () => {
 describe('webhooks with two instances over one database (issue 34)', {
   skip: testEngine === 'sqlite' ? 'SQLite is served by one process' : false,
 }, () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-webhooks-two-'));
-  const servers: ServeProcess[] = [];
-  const receiver = new WebhookReceiver();
-  let drop = async () => {};
-
-  after(async () => {
-    for (const server of servers) if (!server.child.signalCode) await server.dispose();
-    await receiver.down();
-    await drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { receiver, setUp, start } = processes('svc-webhooks-two-');
 
   it('two instances deliver each change once, each endpoint in seq order', async () => {
-    const setup = await setUp(dataDir);
-    drop = setup.drop;
-    await receiver.up();
-    const a = await ServeProcess.start([], { ...setup.storage, ...DELIVERING });
-    const b = await ServeProcess.start([], { ...setup.storage, ...DELIVERING });
-    servers.push(a, b);
+    const setup = await setUp();
+    const a = await start();
+    const b = await start();
     const hooks: number[] = [];
     for (let n = 0; n < 3; n++) {
       const hook = await setup.send(a.url, 'POST', '/api/webhooks', {
