@@ -8,42 +8,16 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import { dropDatabase, runOnServer } from './database-admin.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(path.join(ROOT, 'package.json'));
 const dist = (p) => import(path.join(ROOT, 'dist', p));
 const PARAMETERS_PER_INSERT = 30000; // under both engines' 65,535 placeholders per statement
 
-/** Runs statements on a connection of its own to the server's default database. */
-async function admin(engine, serverUrl, statements) {
-  if (engine === 'postgres') {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      for (const s of statements) await client.query(s);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const connection = await mysql.createConnection(serverUrl);
-  try {
-    for (const s of statements) await connection.query(s);
-  } finally {
-    await connection.end();
-  }
-}
-
 export async function copyDataset({ engine, serverUrl, name, seedFile, log = () => {} }) {
   const t0 = Date.now();
-  await admin(engine, serverUrl, [
-    engine === 'postgres'
-      ? `drop database if exists ${name} with (force)`
-      : `drop database if exists ${name}`,
-    `create database ${name}`,
-  ]);
+  await runOnServer(engine, serverUrl, [dropDatabase(engine, name), `create database ${name}`]);
   const parsed = new URL(serverUrl);
   parsed.pathname = `/${name}`;
   const url = parsed.toString();

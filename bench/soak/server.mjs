@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { dropDatabase, runOnServer } from '../database-admin.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -21,27 +22,6 @@ export function freePort() {
   });
 }
 
-/** Runs `statements` on the server at `url` over a connection of its own. */
-async function admin(root, engine, url, statements) {
-  const require = createRequire(path.join(root, 'package.json'));
-  if (engine === 'postgres') {
-    const client = new (require('pg').Client)({ connectionString: url });
-    await client.connect();
-    try {
-      for (const s of statements) await client.query(s);
-    } finally {
-      await client.end();
-    }
-    return;
-  }
-  const connection = await require('mysql2/promise').createConnection(url);
-  try {
-    for (const s of statements) await connection.query(s);
-  } finally {
-    await connection.end();
-  }
-}
-
 /**
  * The soak's database. `given` (--database-url) is used as it is and left in place; otherwise
  * SQLite lives in the data dir and a server engine gets svc_soak_<pid>, dropped by drop().
@@ -53,17 +33,13 @@ export async function createDatabase(root, engine, given) {
       ? process.env.SOAK_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
       : process.env.SOAK_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test';
   const name = `svc_soak_${process.pid}`;
-  const dropStatement =
-    engine === 'postgres'
-      ? `drop database if exists ${name} with (force)`
-      : `drop database if exists ${name}`;
-  await admin(root, engine, serverUrl, [dropStatement, `create database ${name}`]);
+  await runOnServer(engine, serverUrl, [dropDatabase(engine, name), `create database ${name}`]);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
-    drop: () => admin(root, engine, serverUrl, [dropStatement]),
+    drop: () => runOnServer(engine, serverUrl, [dropDatabase(engine, name)]),
   };
 }
 
