@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, post } from '../lib/api.js';
 import { deliveriesPath, replayDeadPath, replayPath } from '../lib/endpoints.js';
 import { formatDate } from '../lib/format.js';
+import { Alert } from './alert.js';
 
 interface Delivery {
   readonly id: number;
@@ -58,11 +59,7 @@ export function DeliveriesPanel(props: { path: string; canReplay: boolean }) {
   return (
     <section class="history" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries</h2>
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <p class="muted" aria-live="polite">
         {notice ?? ''}
       </p>

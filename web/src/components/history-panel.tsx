@@ -11,6 +11,7 @@ import { formatDate } from '../lib/format.js';
 import { knownLabel, labelOf } from '../lib/lookup-labels.js';
 import type { RecordBody } from '../lib/record-read.js';
 import { usePastPages } from '../lib/use-past-pages.js';
+import { Alert } from './alert.js';
 import { RestoreDialog, ShowOlder } from './past-pages.js';
 
 export interface Revision {
@@ -117,11 +118,7 @@ export function HistoryPanel(props: {
   return (
     <section class="history" aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {revisions === null ? (
         <p class="muted">Loading…</p>
       ) : (

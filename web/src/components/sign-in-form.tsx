@@ -5,6 +5,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError, post } from '../lib/api.js';
 import { LOGIN } from '../lib/endpoints.js';
 import type { Session } from '../lib/session.js';
+import { Alert } from './alert.js';
 
 export function SignInForm({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const id = useId();
@@ -30,11 +31,7 @@ export function SignInForm({ onSignedIn }: { onSignedIn: (session: Session) => v
 
   return (
     <form class="sign-in" onSubmit={submit}>
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <label for={`${id}-login`}>Login</label>
       <input
         id={`${id}-login`}

@@ -5,6 +5,7 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import type { LookupItem } from '../../../src/engine/description/metadata-types.js';
 import { ApiError, get, post } from '../lib/api.js';
 import { GRANTABLE_ABILITIES, lookupPath, TOKENS, userPath } from '../lib/endpoints.js';
+import { Alert } from './alert.js';
 import { LookupPicker } from './lookup-picker.js';
 
 /** `import-templates.read` -> its domain, `import-templates`. */
@@ -123,11 +124,7 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
           <p role="status">{copied ? 'Copied. ' : ''}Copy it now: it will not be shown again.</p>
         </div>
       ) : null}
-      {summary ? (
-        <p role="alert" class="alert">
-          {summary}
-        </p>
-      ) : null}
+      <Alert message={summary} />
       <form class="form" noValidate onSubmit={submit}>
         <div class="fields">
           <div class="field">

@@ -2,6 +2,7 @@
 // newest delete first, who deleted each and when, and Restore, confirmed in the native <dialog>:
 // the record comes back with its id and detail rows, and its form opens.
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+import { Alert } from '../components/alert.js';
 import { RestoreDialog, ShowOlder } from '../components/past-pages.js';
 import { exchange } from '../lib/api.js';
 import type { Change } from '../lib/change-feed.js';
@@ -10,10 +11,9 @@ import { setFlash } from '../lib/flash.js';
 import { formatDate } from '../lib/format.js';
 import type { RecordBody } from '../lib/record-read.js';
 import { Link, navigate } from '../lib/router.js';
-import { useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
 import { usePastPages } from '../lib/use-past-pages.js';
-import { NotFound } from './not-found.js';
+import { ResourceScreen } from './resource-screen.js';
 
 interface Deleted {
   readonly id: string | number;
@@ -25,15 +25,11 @@ interface Deleted {
 }
 
 export function DeletedScreen({ name }: { name: string }) {
-  const meta = useResource(name);
-  if (meta === undefined)
-    return (
-      <p role="status" class="loading">
-        Loading…
-      </p>
-    );
-  if (meta === null || !meta.allowed.includes('list')) return <NotFound />;
-  return <DeletedRecords meta={meta} />;
+  return (
+    <ResourceScreen name={name} action="list">
+      {(meta) => <DeletedRecords meta={meta} />}
+    </ResourceScreen>
+  );
 }
 
 function titleOf(meta: ResourceMeta, item: Deleted): string {
@@ -65,11 +61,7 @@ function DeletedRecords({ meta }: { meta: ResourceMeta }) {
         <h1 tabIndex={-1}>{heading}</h1>
         <Link href={`/admin/r/${meta.name}`}>Back to {meta.label.toLowerCase()}</Link>
       </div>
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {items === null ? (
         <p role="status" class="loading">
           Loading…

@@ -3,6 +3,7 @@
 // with the page size and the total, all of it in the address (bookmarks, the back button).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FilterMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
+import { Alert } from '../components/alert.js';
 import { LookupPicker } from '../components/lookup-picker.js';
 import { RecordTable } from '../components/record-table.js';
 import { takeFlash } from '../lib/flash.js';
@@ -16,21 +17,16 @@ import {
   writeListState,
 } from '../lib/list-params.js';
 import { Link, navigate, useLocation } from '../lib/router.js';
-import { useResource } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
 import { useLiveList } from '../lib/use-live-list.js';
-import { NotFound } from './not-found.js';
+import { ResourceScreen } from './resource-screen.js';
 
 export function ListScreen({ name }: { name: string }) {
-  const meta = useResource(name);
-  if (meta === undefined)
-    return (
-      <p role="status" class="loading">
-        Loading…
-      </p>
-    );
-  if (meta === null || !meta.allowed.includes('list')) return <NotFound />;
-  return <ResourceList meta={meta} />;
+  return (
+    <ResourceScreen name={name} action="list">
+      {(meta) => <ResourceList meta={meta} />}
+    </ResourceScreen>
+  );
 }
 
 function FilterInput(props: {
@@ -227,11 +223,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           {notice}
         </p>
       ) : null}
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <div ref={area}>
         {live.offered > 0 ? (
           <div class="live-bar">

@@ -3,6 +3,7 @@
 // answers it) and shows its message and action; `Mark as unread` and `Mark all read` do what they say. `?open=<id>` opens
 // one from the address (the bell's links), `?page=<n>` pages.
 import { useEffect, useState } from 'preact/hooks';
+import { Alert } from '../components/alert.js';
 import { NotificationAction } from '../components/notification-action.js';
 import { ApiError, get, post } from '../lib/api.js';
 import {
@@ -98,11 +99,7 @@ export function NotificationsScreen() {
           ? `${answer.meta.total} ${answer.meta.total === 1 ? 'notification' : 'notifications'}, ${unread} unread`
           : 'Loading…'}
       </p>
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <ul class="inbox">
         {(answer?.data ?? []).map((n) => {
           const isOpen = opened?.id === n.id;

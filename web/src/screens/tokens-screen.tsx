@@ -3,6 +3,7 @@
 // a name, abilities from the grantable set grouped by domain, an optional expiry) that shows the
 // new token once with Copy; Revoke after a confirmation.
 import { useEffect, useState } from 'preact/hooks';
+import { Alert } from '../components/alert.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { TokenIssueForm } from '../components/token-issue-form.js';
 import { ApiError, del, get } from '../lib/api.js';
@@ -59,11 +60,7 @@ export function TokensScreen() {
       <h1 tabIndex={-1}>Tokens</h1>
       <TokenIssueForm onIssued={load} />
       <h2>Issued tokens</h2>
-      {error ? (
-        <p role="alert" class="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus (WCAG 2.1.1) */}
       <div class="table-wrap" tabIndex={0}>
         <table>
