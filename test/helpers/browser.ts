@@ -46,14 +46,13 @@ export interface AdminHarness {
 }
 
 /** Builds the front end, starts svc (env as startTestServer takes it) and a browser page. */
-export async function startAdmin(env: Record<string, string> = {}): Promise<AdminHarness> {
+/** Debian's Chromium, headless and quiet (no sandbox: tests run as root), with `args` added. */
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   assert.ok(
     fs.existsSync(CHROMIUM),
     `${CHROMIUM} is missing: the browser tests need Debian's chromium package (apt-get install -y chromium; .ci/run installs it).`,
   );
-  await buildWeb();
-  const server = await startTestServer(env, { anonymous: true });
-  const browser = await chromium.launch({
+  return chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--no-sandbox',
@@ -62,8 +61,15 @@ export async function startAdmin(env: Record<string, string> = {}): Promise<Admi
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...args,
     ],
   });
+}
+
+export async function startAdmin(env: Record<string, string> = {}): Promise<AdminHarness> {
+  await buildWeb();
+  const browser = await launchChromium();
+  const server = await startTestServer(env, { anonymous: true });
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
     locale: 'en-GB',

@@ -7,13 +7,12 @@
 // test/helpers/browser.ts (the admin front end's harness) is not used: it builds the admin app
 // first and counts only CSP and uncaught errors, where this page must log no error at all.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
 import { sqlitePassOnly } from '../helpers/engines.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** A host name that is not loopback (Chromium maps it to 127.0.0.1): the page as users reach it. */
 const NAMED_HOST = 'svc-docs.test';
 
@@ -91,23 +90,8 @@ describe('GET /docs: the API reference page in a real browser', { skip }, () => 
   }
 
   before(async () => {
-    assert.ok(
-      fs.existsSync(CHROMIUM),
-      `${CHROMIUM} is missing: this test needs Debian's chromium package (apt-get install -y chromium)`,
-    );
+    browser = await launchChromium([`--host-resolver-rules=MAP ${NAMED_HOST} 127.0.0.1`]);
     server = await startTestServer({}, { anonymous: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        `--host-resolver-rules=MAP ${NAMED_HOST} 127.0.0.1`,
-      ],
-    });
   });
   after(async () => {
     for (const context of contexts) await context.close();
