@@ -63,6 +63,7 @@ const change = (id: number): StoredChange => ({
   unit_id: null,
   company_id: null,
   changes: '{"fields":{"title":"x","updated_at":"2026-01-01T00:00:00.000Z"}}',
+  record: null,
 });
 
 let localSeq = 1e12;

@@ -46,12 +46,12 @@ export async function copyDataset({ engine, serverUrl, name, seedFile, log = () 
     const Database = require('better-sqlite3');
     const src = new Database(seedFile, { readonly: true });
     // creation order (rowid of sqlite_master) is the migrations' order: parents before children.
-    // The change log and the revisions are not copied: their columns and counters differ per
+    // The change log (its revisions with it) is not copied: their columns and counters differ per
     // engine (the seq is numbered after commit there), and the benchmark needs none of the seed's.
     const tables = src
       .prepare(`select name from sqlite_master where type = 'table'
       and name not like 'sqlite\\_%' escape '\\' and name not like 'svc\\_migrations%' escape '\\'
-      and name not like 'svc\\_change%' escape '\\' and name <> 'svc_revisions' order by rowid`)
+      and name not like 'svc\\_change%' escape '\\' order by rowid`)
       .pluck()
       .all();
     const copied = [];

@@ -40,10 +40,10 @@ try {
     rows = reply.body.groups;
   }
   const sizes = await db
-    .selectFrom('svc_revisions')
+    .selectFrom('svc_changes')
     .select(['seq', 'record', 'changes'])
     .where('record_id', '=', String(id))
-    .orderBy('change_id')
+    .orderBy('seq')
     .execute();
   const bytes = sizes.map(
     (r) => Buffer.byteLength(String(r.record ?? '')) + Buffer.byteLength(String(r.changes)),

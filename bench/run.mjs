@@ -566,12 +566,22 @@ function wrk(type, phase, seconds) {
   };
 }
 
+// The server's CPU time (user + system, all threads) per request: unlike req/s it barely moves
+// when other work shares the machine, so it compares two builds on a busy one.
+const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout || 100);
+function serverCpuMs() {
+  const fields = fs.readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime
+}
+
 const rows = [];
 for (const type of TYPES) {
   if (WARMUP > 0) wrk(type, 'w', WARMUP);
+  const cpuBefore = serverCpuMs();
   const r = wrk(type, 'm', DURATION);
+  const cpuPerRequest = (serverCpuMs() - cpuBefore) / (r.rps * DURATION);
   log(
-    `${type}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.non2xx}/${r.socket}`,
+    `${type}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.non2xx}/${r.socket}, server CPU ${cpuPerRequest.toFixed(3)} ms/request`,
   );
   rows.push([
     type,
@@ -580,6 +590,7 @@ for (const type of TYPES) {
     r.p99.toFixed(2),
     `${r.non2xx + r.socket} (${r.non2xx} non-2xx, ${r.socket} socket)`,
     statements[type] ?? 'n/a',
+    cpuPerRequest.toFixed(3),
   ]);
 }
 // wrk abandons its in-flight requests when its time is up: let the server finish them first
@@ -604,7 +615,7 @@ console.log(
   `\nsvc on ${ENGINE}, ${T} templates, ${CONNS} connections, ${DURATION} s per request (after ${WARMUP} s warm-up), wrk 1 thread; ${engineSettings}\n`,
 );
 console.log(
-  '| request | req/s | p50 ms | p99 ms | errors | SQL statements |\n|---|---:|---:|---:|---|---:|',
+  '| request | req/s | p50 ms | p99 ms | errors | SQL statements | server CPU ms/request |\n|---|---:|---:|---:|---|---:|---:|',
 );
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 console.log(`\nserver peak RSS (VmHWM): ${(hwm / 1024).toFixed(0)} MiB`);

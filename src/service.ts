@@ -19,7 +19,6 @@ import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { show } from './engine/actions/show.js';
 import { keepChanges, refreshKnownSeq } from './engine/changes/retention.js';
-import { keepRevisions } from './engine/history/retention.js';
 import type { ResourceRoute } from './engine/routes.js';
 import { errors } from './errors.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
@@ -267,15 +266,17 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   // The change log (DESIGN.md 3.9): Changes-Seq starts from each database's last seq, and old
-  // changes are pruned in the background.
+  // changes, and the history they hold (3.11), are pruned in the background.
   const changeDatabases = () => [database, ...unitDatabases.databases()];
   await Promise.all(changeDatabases().map((db) => refreshKnownSeq(db)));
-  const retention = keepChanges(changeDatabases, config.changesRetentionDays, app.log, clock);
-  // The history (DESIGN.md 3.11), kept longer than the change log and pruned apart.
-  const history = keepRevisions(changeDatabases, config.historyRetentionDays, app.log, clock);
+  const retention = keepChanges(
+    changeDatabases,
+    { changes: config.changesRetentionDays, history: config.historyRetentionDays },
+    app.log,
+    clock,
+  );
   app.addHook('onClose', async () => {
     retention.stop();
-    history.stop();
     await unitDatabases.close();
     await database.close();
   });

@@ -10,8 +10,8 @@
 //               row), and a change gets its seq only once committed: numberChanges, one short
 //               transaction of its own, locks the counter row (svc_change_state `seq`), gives
 //               every committed change still without one a seq above the counter, moves the
-//               counter past them and commits (PostgreSQL: one statement, numberChangesInOne);
-//               their revisions (revision-statements.ts) take the same seqs in it.
+//               counter past them and commits (PostgreSQL: one statement, numberChangesInOne, which
+//               is its own transaction: one round trip);
 //               Numberings run one after the other (the lock), each above the last, and only
 //               committed changes are numbered, so what a reader sees never gains a seq below
 //               one it has seen. One numbering serves every write committed before it: writers
@@ -20,7 +20,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
 import { param, runCached, statementSite } from './query-cache.js';
-import { numberRevisions, REVISIONS_TABLE } from './revision-statements.js';
 import { insertRows } from './write-statements.js';
 
 type Row = Record<string, unknown>;
@@ -28,7 +27,10 @@ type Row = Record<string, unknown>;
 export const CHANGES_TABLE = 'svc_changes';
 export const CHANGE_STATE_TABLE = 'svc_change_state';
 
-/** A change as stored, seq aside (migrations/data/0007-changes.ts describes the columns). */
+/**
+ * A change as stored, seq aside (migrations/data/0007-changes.ts and 0010 describe the columns):
+ * `record` is its revision's (DESIGN.md 3.11), the record after the write, JSON or null.
+ */
 export type StoredChange = {
   readonly resource: string;
   readonly record_id: string;
@@ -41,7 +43,37 @@ export type StoredChange = {
   readonly unit_id: number | null;
   readonly company_id: number | null;
   readonly changes: string;
+  readonly record: string | null;
 };
+
+/** The columns the feed answers: a change's, its revision's `record` aside. */
+export const FEED_COLUMNS = [
+  'seq',
+  'resource',
+  'record_id',
+  'action',
+  'version',
+  'at',
+  'user_id',
+  'token_id',
+  'via',
+  'unit_id',
+  'company_id',
+  'changes',
+] as const;
+
+/**
+ * The column that orders one record's changes (its history): the key of the log's rows, taken
+ * in the write's transaction. SQLite: the seq itself; elsewhere `id`, as `seq` comes later (a
+ * record's writes hold its lock, so its ids follow its seqs).
+ */
+export function changeOrder(engine: string): 'seq' | 'id' {
+  return engine === 'sqlite' ? 'seq' : 'id';
+}
+
+/** Names of the marks in svc_change_state below which the feed and the history keep nothing. */
+export const FEED_PRUNED = 'pruned';
+export const HISTORY_PRUNED = 'history_pruned';
 
 const LOCK_COUNTER = statementSite('lock change counter');
 const PENDING = statementSite('changes without seq');
@@ -109,12 +141,10 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
         .where('seq', 'is', null)
         .where('id', '>=', param('lo'))
         .where('id', '<=', param('hi'));
-      return returning ? update.returningAll() : update;
+      return returning ? update.returning([...FEED_COLUMNS]) : update;
     },
     values,
   );
-  // The revisions of these changes (DESIGN.md 3.11) take the same seqs, in the same transaction.
-  await numberRevisions(trx, values);
   await runCached(
     trx,
     [MOVE_COUNTER],
@@ -132,7 +162,7 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
     () =>
       trx
         .selectFrom(CHANGES_TABLE)
-        .selectAll()
+        .select([...FEED_COLUMNS])
         .where('seq', '>', param('base'))
         .where('seq', '<=', param('top'))
         .orderBy('seq'),
@@ -181,15 +211,7 @@ export async function numberChangesInOne(trx: Db): Promise<Row[]> {
             .where(
               sql<boolean>`${sql.ref(`${CHANGES_TABLE}.id`)} between pending.lo and pending.hi`,
             )
-            .returningAll(CHANGES_TABLE as never),
-        )
-        // Their revisions (DESIGN.md 3.11) take the same seqs: run though nothing reads it.
-        .with('revisions', (q) =>
-          q
-            .updateTable(REVISIONS_TABLE)
-            .from('numbered')
-            .set({ seq: sql`numbered.seq` })
-            .whereRef(`${REVISIONS_TABLE}.change_id`, '=', 'numbered.id'),
+            .returning(FEED_COLUMNS.map((c) => `${CHANGES_TABLE}.${c}`) as never),
         )
         .with('moved', (q) =>
           q

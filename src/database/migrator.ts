@@ -11,6 +11,7 @@ import * as data0006 from './migrations/data/0006-idempotency-keys.js';
 import * as data0007 from './migrations/data/0007-changes.js';
 import * as data0008 from './migrations/data/0008-revisions.js';
 import * as data0009 from './migrations/data/0009-revision-deletes.js';
+import * as data0010 from './migrations/data/0010-changes-hold-revisions.js';
 import * as system0001 from './migrations/system/0001-identities.js';
 import * as system0002 from './migrations/system/0002-sessions-notifications.js';
 import * as system0003 from './migrations/system/0003-webhooks.js';
@@ -36,6 +37,7 @@ const SETS: Record<MigrationSet, Record<string, Migration>> = {
     '0007-changes': data0007,
     '0008-revisions': data0008,
     '0009-revision-deletes': data0009,
+    '0010-changes-hold-revisions': data0010,
   },
 };
 

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importTemplates } from '../../src/app/resources/import-templates.js';
 import { serviceRoutes } from '../../src/app/routes.js';
+import { pruneHistory } from '../../src/engine/changes/retention.js';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
-import { pruneRevisions } from '../../src/engine/history/retention.js';
 import { bearer, issue, otherCompanyWriter } from '../helpers/bearer.js';
 import { serverWithDetailTargets } from '../helpers/detail-targets.js';
 import { sqlitePassOnly } from '../helpers/engines.js';
@@ -250,11 +250,11 @@ describe('history retention (HISTORY_RETENTION_DAYS, DESIGN.md 3.11)', () => {
     const { db } = server.service.database;
     const day = 24 * 60 * 60 * 1000;
     await db
-      .updateTable('svc_revisions')
+      .updateTable('svc_changes')
       .set({ at: Date.now() - 400 * day })
       .where('record_id', '=', String(old))
       .execute();
-    const pruned = await pruneRevisions(server.service.database, Date.now() - 365 * day, 2);
+    const pruned = await pruneHistory(server.service.database, Date.now() - 365 * day, 2);
     assert.equal(pruned, 3);
     assertJson(await server.get(`${PATH}/${old}/history`), 404);
     assert.equal((await history(server, kept)).length, 1);

@@ -24,8 +24,6 @@ const DATA_TABLES = [
   'svc_change_state',
   'svc_changes',
 ];
-/** The history's revisions live beside them too (data migrations 0008, 0009). */
-const HISTORY_TABLES = ['svc_revisions'];
 const DATA_MIGRATIONS = migrationNames('data');
 
 /** The tables of a SQLite file, without SQLite's own, by name. */
@@ -107,7 +105,6 @@ for (const setup of UNIT_SETUPS) {
           ...DATA_TABLES,
           'svc_migrations_data',
           'svc_migrations_data_lock',
-          ...HISTORY_TABLES,
         ]);
         assert.deepStrictEqual(appliedIn(file), DATA_MIGRATIONS);
       }
@@ -131,7 +128,6 @@ for (const setup of UNIT_SETUPS) {
           ...DATA_TABLES,
           'svc_migrations_data',
           'svc_migrations_data_lock',
-          ...HISTORY_TABLES,
         ]);
         assert.deepStrictEqual(appliedIn(north), DATA_MIGRATIONS);
         assert.deepStrictEqual(server.service.unitDatabases.names(), ['east', 'north']);

@@ -127,10 +127,11 @@ export interface DialectAdapter {
    */
   appendChange(db: Db, change: StoredChange): Promise<number | null>;
   /**
-   * Gives committed changes without a seq their seqs, in `trx`, a transaction of its own;
-   * answers the changes numbered (stored rows). Absent where appendChange gives the seq.
+   * Gives committed changes without a seq their seqs, in a transaction of its own on `db` (or
+   * one statement, its own transaction); answers the changes numbered (the feed's columns).
+   * Absent where appendChange gives the seq.
    */
-  numberChanges?(trx: Db): Promise<Record<string, unknown>[]>;
+  numberChanges?(db: Db): Promise<Record<string, unknown>[]>;
   /** The last seq of a committed change, as a sub-query (0 before the first change). */
   readonly lastChangeSeq: RawBuilder<unknown>;
   /** A timestamp value as this engine stores it. */

@@ -6,7 +6,11 @@
 // or below its last seq is visible to the page's statement: with no more to page, `next` may
 // skip to it over the changes of other resources and scopes.
 import { sql } from 'kysely';
-import { CHANGE_STATE_TABLE, CHANGES_TABLE } from '../../database/change-statements.js';
+import {
+  CHANGE_STATE_TABLE,
+  CHANGES_TABLE,
+  FEED_COLUMNS,
+} from '../../database/change-statements.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import { type ErrorBag, errors, HttpError } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
@@ -125,7 +129,7 @@ export async function readChanges(
     () => {
       let q = db
         .selectFrom(CHANGES_TABLE)
-        .selectAll()
+        .select([...FEED_COLUMNS])
         .where('resource', '=', param('resource'))
         .where('seq', '>', param('after'));
       // Literals, as scope.ts writes them: one statement per unit and company.

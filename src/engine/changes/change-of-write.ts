@@ -6,7 +6,6 @@
 import type { StoredChange } from '../../database/change-statements.js';
 import type { Db } from '../../database/db.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { appendRevision } from '../../database/revision-statements.js';
 import type { Row } from '../../model/entity.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -75,8 +74,8 @@ export function updatedChanges(
 /**
  * Appends the change of a write of `row` (the record after the write; for a delete, before it)
  * and answers it as the feed will, its seq null where the engine numbers changes once
- * committed (database/change-statements.ts). Its revision (DESIGN.md 3.11) comes with it:
- * `record`, the record the write's reload read (before projection; null for a delete).
+ * committed (database/change-statements.ts). The change is its revision too (DESIGN.md 3.11):
+ * it holds `record`, the record the write's reload read (before projection; null for a delete).
  */
 export async function appendChange(
   db: Db,
@@ -108,10 +107,9 @@ export async function appendChange(
     unit_id: scope(entity.unitColumn),
     company_id: scope(entity.tenantColumn),
     changes: JSON.stringify(changes),
+    record: record === null ? null : JSON.stringify(record),
   };
   const seq = await adapter.appendChange(db, stored);
-  const snapshot = record === null ? null : JSON.stringify(record);
-  await appendRevision(db, adapter.name, { ...stored, record: snapshot }, seq);
   return {
     seq,
     resource: resource.name,

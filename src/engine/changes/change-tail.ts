@@ -2,7 +2,7 @@
 // instance relays to its sockets after the seq it relayed last. One statement per batch, by the
 // primary key; the rows keep their scope (unit, company), which decides who is told.
 import { sql } from 'kysely';
-import { CHANGES_TABLE } from '../../database/change-statements.js';
+import { CHANGES_TABLE, FEED_COLUMNS } from '../../database/change-statements.js';
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
@@ -22,7 +22,7 @@ export async function readTail(database: Database, after: number): Promise<Row[]
     () =>
       db
         .selectFrom(CHANGES_TABLE)
-        .selectAll()
+        .select([...FEED_COLUMNS])
         .where('seq', '>', param('after'))
         .orderBy('seq')
         .limit(sql.lit(TAIL_BATCH)), // MySQL binds no LIMIT

@@ -113,7 +113,7 @@ async function numberAll(database: Database): Promise<void> {
   const number = database.adapter.numberChanges?.bind(database.adapter);
   if (!number) return;
   for (;;) {
-    const rows = await database.transaction((trx) => number(trx));
+    const rows = await number(database.db);
     const changes = rows.map((row) => changeOf(row, true)).sort((a, b) => a.seq - b.seq);
     changesCommitted(database, changes);
     if (rows.length < NUMBER_BATCH) return;

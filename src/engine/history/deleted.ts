@@ -4,16 +4,16 @@
 // .../history/<seq>/restore takes). One statement per page whatever its size: the revision
 // before each delete and whether a later one exists are sub-queries on the record's index.
 import { sql } from 'kysely';
+import { CHANGES_TABLE, changeOrder } from '../../database/change-statements.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
-import { REVISIONS_TABLE } from '../../database/revision-statements.js';
 import type { Row } from '../../model/entity.js';
 import type { Actor } from '../changes/change.js';
 import { feedScopeOf } from '../changes/change-feed.js';
 import { numberCommitted } from '../changes/committed.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import type { HistoryQuery } from './history.js';
-import { storedRecordOf } from './revision.js';
+import { databaseOf, type HistoryQuery } from './history.js';
+import { keptInHistory, storedRecordOf } from './revision.js';
 
 export interface DeletedRecord {
   readonly id: unknown;
@@ -35,53 +35,52 @@ function readPage(
   before: number | null,
   read: number,
 ): Promise<Row[]> {
-  const { db } = resource.entity.storage === 'data' ? context.data : context.system;
+  const { db, adapter } = databaseOf(resource, context);
   const { unit, company } = feedScopeOf(resource, context.scope);
+  const order = changeOrder(adapter.name);
   // The record's revisions beside the delete `d`, by the record's index.
   const others = () =>
     db
-      .selectFrom(`${REVISIONS_TABLE} as p`)
+      .selectFrom(`${CHANGES_TABLE} as p`)
       .whereRef('p.resource', '=', 'd.resource')
-      .whereRef('p.record_id', '=', 'd.record_id');
+      .whereRef('p.record_id', '=', 'd.record_id')
+      .where(keptInHistory('p'));
+  const previous = () =>
+    others()
+      .whereRef(`p.${order}`, '<', `d.${order}`)
+      .orderBy(`p.${order}`, 'desc')
+      .limit(sql.lit(1));
   return runCached<Row>(
     db,
     [PAGE, unit, company, before !== null, read],
     () => {
       let q = db
-        .selectFrom(`${REVISIONS_TABLE} as d`)
+        .selectFrom(`${CHANGES_TABLE} as d`)
         .select(['d.record_id', 'd.seq', 'd.at', 'd.user_id', 'd.token_id', 'd.via'])
         .select([
-          others()
-            .select('p.seq')
-            .whereRef('p.change_id', '<', 'd.change_id')
-            .orderBy('p.change_id', 'desc')
-            .limit(sql.lit(1))
-            .as('restore_seq'),
-          others()
-            .select('p.record')
-            .whereRef('p.change_id', '<', 'd.change_id')
-            .orderBy('p.change_id', 'desc')
-            .limit(sql.lit(1))
-            .as('record'),
+          previous().select('p.seq').as('restore_seq'),
+          previous().select('p.record').as('record'),
         ])
         .where('d.resource', '=', param('resource'))
-        .where('d.action', '=', 'deleted')
+        // A literal: the deletes' own (partial) index is chosen for it.
+        .where('d.action', '=', sql.lit('deleted'))
+        .where(keptInHistory('d'))
         // Not restored since: no later revision of the record.
         .where((eb) =>
-          eb.not(eb.exists(others().select('p.id').whereRef('p.change_id', '>', 'd.change_id'))),
+          eb.not(eb.exists(others().select('p.seq').whereRef(`p.${order}`, '>', `d.${order}`))),
         );
       if (before !== null)
         q = q.where(
-          'd.change_id',
+          `d.${order}`,
           '<',
           db
-            .selectFrom(`${REVISIONS_TABLE} as cursor`)
-            .select('cursor.change_id')
+            .selectFrom(`${CHANGES_TABLE} as cursor`)
+            .select(`cursor.${order}`)
             .where('cursor.seq', '=', param('before')),
         );
       if (unit !== null) q = q.where('d.unit_id', '=', sql.lit(unit));
       if (company !== null) q = q.where('d.company_id', '=', sql.lit(company));
-      return q.orderBy('d.change_id', 'desc').limit(sql.lit(read));
+      return q.orderBy(`d.${order}`, 'desc').limit(sql.lit(read));
     },
     before !== null ? { resource: resource.name, before } : { resource: resource.name },
   );
@@ -99,7 +98,7 @@ export async function readDeleted(
   while (read < query.limit + 1) read *= 2;
   let rows = await readPage(resource, context, query.before, read);
   if (rows.some((row) => row.seq == null || (row.record != null && row.restore_seq == null))) {
-    await numberCommitted(resource.entity.storage === 'data' ? context.data : context.system);
+    await numberCommitted(databaseOf(resource, context));
     rows = await readPage(resource, context, query.before, read);
   }
   const hasMore = rows.length > query.limit;

@@ -5,8 +5,9 @@
 // statement per page whatever its size (two where a revision still waits for its seq: the
 // numbering runs first, changes/committed.ts).
 import { sql } from 'kysely';
+import { CHANGES_TABLE, changeOrder } from '../../database/change-statements.js';
+import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
-import { REVISIONS_TABLE } from '../../database/revision-statements.js';
 import { type ErrorBag, errors } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
 import { parseKey } from '../actions/record-key.js';
@@ -14,7 +15,7 @@ import { feedScopeOf, wholeOf } from '../changes/change-feed.js';
 import { numberCommitted } from '../changes/committed.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { type Revision, revisionOf } from './revision.js';
+import { keptInHistory, type Revision, revisionOf } from './revision.js';
 
 export const DEFAULT_HISTORY_LIMIT = 20;
 export const MAX_HISTORY_LIMIT = 100;
@@ -51,7 +52,7 @@ export function historyQueryOf(input: Readonly<Record<string, unknown>>): Histor
   return { before, limit: limit ?? DEFAULT_HISTORY_LIMIT };
 }
 
-function databaseOf(resource: Resource, context: EngineContext) {
+export function databaseOf(resource: Resource, context: EngineContext): Database {
   return resource.entity.storage === 'data' ? context.data : context.system;
 }
 
@@ -63,31 +64,33 @@ async function readRevisions(
   before: number | null,
   read: number,
 ): Promise<Row[]> {
-  const { db } = databaseOf(resource, context);
+  const { db, adapter } = databaseOf(resource, context);
   const { unit, company } = feedScopeOf(resource, context.scope);
+  const order = changeOrder(adapter.name);
   return runCached<Row>(
     db,
     [PAGE, unit, company, before !== null, read],
     () => {
       let q = db
-        .selectFrom(REVISIONS_TABLE)
+        .selectFrom(CHANGES_TABLE)
         .selectAll()
         .where('resource', '=', param('resource'))
-        .where('record_id', '=', param('id'));
+        .where('record_id', '=', param('id'))
+        .where(keptInHistory(CHANGES_TABLE));
       // Below the change of the revision `before` names: one range of the record's index.
       if (before !== null)
         q = q.where(
-          'change_id',
+          order,
           '<',
           db
-            .selectFrom(`${REVISIONS_TABLE} as cursor`)
-            .select('cursor.change_id')
+            .selectFrom(`${CHANGES_TABLE} as cursor`)
+            .select(`cursor.${order}`)
             .where('cursor.seq', '=', param('before')),
         );
       // Literals, as scope.ts writes them: one statement per unit and company.
       if (unit !== null) q = q.where('unit_id', '=', sql.lit(unit));
       if (company !== null) q = q.where('company_id', '=', sql.lit(company));
-      return q.orderBy('change_id', 'desc').limit(sql.lit(read)); // MySQL binds no LIMIT
+      return q.orderBy(order, 'desc').limit(sql.lit(read)); // MySQL binds no LIMIT
     },
     before !== null
       ? { resource: resource.name, id: recordId, before }
@@ -133,11 +136,12 @@ export async function findRevision(
     [ONE, unit, company],
     () => {
       let q = db
-        .selectFrom(REVISIONS_TABLE)
+        .selectFrom(CHANGES_TABLE)
         .selectAll()
         .where('seq', '=', param('seq'))
         .where('resource', '=', param('resource'))
-        .where('record_id', '=', param('id'));
+        .where('record_id', '=', param('id'))
+        .where(keptInHistory(CHANGES_TABLE));
       if (unit !== null) q = q.where('unit_id', '=', sql.lit(unit));
       if (company !== null) q = q.where('company_id', '=', sql.lit(company));
       return q;
@@ -159,7 +163,7 @@ export async function lastVersion(
     [LAST_VERSION],
     () =>
       db
-        .selectFrom(REVISIONS_TABLE)
+        .selectFrom(CHANGES_TABLE)
         .select((eb) => eb.fn.max('version').as('version'))
         .where('resource', '=', param('resource'))
         .where('record_id', '=', param('id')),

@@ -1,5 +1,7 @@
 // A revision (DESIGN.md 3.11): a change of one record with the record as show answered it right
-// after that write (null after a delete), read from svc_revisions.
+// after that write (null after a delete): the change log's row, its `record` included.
+import { type ExpressionBuilder, sql } from 'kysely';
+import { CHANGE_STATE_TABLE, HISTORY_PRUNED } from '../../database/change-statements.js';
 import type { Row } from '../../model/entity.js';
 import type { Actor, ChangeAction, ChangeSet } from '../changes/change.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -36,4 +38,25 @@ export function revisionOf(resource: Resource, row: Row): Revision {
     changes: JSON.parse(String(row.changes)) as ChangeSet,
     record: record === null ? null : resource.show(record),
   };
+}
+
+/**
+ * The changes of `table` (a name or an alias of svc_changes) the history still keeps: above the
+ * `history_pruned` mark (HISTORY_RETENTION_DAYS, engine/changes/retention.ts), or not yet
+ * numbered (the newest; PostgreSQL, MySQL).
+ */
+export function keptInHistory(table: string) {
+  // biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
+  return (eb: ExpressionBuilder<any, any>) =>
+    eb.or([
+      eb(`${table}.seq`, 'is', null),
+      eb(
+        `${table}.seq`,
+        '>',
+        eb
+          .selectFrom(CHANGE_STATE_TABLE)
+          .select('value')
+          .where('name', '=', sql.lit(HISTORY_PRUNED)),
+      ),
+    ]);
 }

@@ -60,7 +60,7 @@ export const mysqlAdapter: DialectAdapter = {
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   estimateCount,
   appendChange: appendUnnumbered,
-  numberChanges: (trx) => numberChanges(trx, false),
+  numberChanges: (db) => db.transaction().execute((trx) => numberChanges(trx, false)),
   lastChangeSeq: COUNTER_SEQ,
   toTimestamp: utcDatetime,
   translateError(error): TranslatedError | null {
