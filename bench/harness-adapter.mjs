@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { L2_FILTERS, U1_BODY } from './svc-requests.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'); // /work/main
 const SHARED = process.env.SHARED_BENCH_DIR || path.resolve(ROOT, '../shared/bench');
@@ -39,25 +40,6 @@ if (ENGINE !== 'sqlite' && !SERVER_URL)
 /** The server's DATABASE_URL on PostgreSQL / MariaDB (set by prepare), and the server's version. */
 let serverDatabase = null;
 const ABILITIES = ['import-templates.read', 'import-templates.write'];
-const L2_FILTERS = encodeURIComponent(
-  JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }),
-);
-
-// svc's detail rows are objects: a bare id ("keep this row as is") becomes {"id": <id>}.
-const U1_BODY = JSON.stringify({
-  description: 'updated by the benchmark, visit <<k>>',
-  groups: [
-    { id: '<<g_keep>>' },
-    { id: '<<g_chg_id>>', group_id: '<<g_val>>' },
-    { group_id: '<<g_add>>' },
-  ],
-  users: [
-    { id: '<<u_keep>>' },
-    { id: '<<u_chg_id>>', user_id: '<<u_val>>' },
-    { user_id: '<<u_add>>' },
-  ],
-}).replace(/"<<(\w+)>>"/g, '<<$1>>');
-
 // 'YYYY-MM-DD HH:MM:SS' (dataset) -> 'YYYY-MM-DDTHH:MM:SS.000Z' (svc's stored form)
 const iso = (col) =>
   `CASE WHEN ${col} IS NULL THEN NULL ELSE replace(${col}, ' ', 'T') || '.000Z' END`;

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { L2_FILTERS, U1_BODY, withPlaceholders } from './svc-requests.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -290,16 +291,15 @@ if (ENGINE === 'sqlite') {
 }
 
 // ---- requests ----------------------------------------------------------------------------------
-const q = (s) => JSON.stringify(s).replace(/"<<(\w+)>>"/g, '<<$1>>'); // numeric placeholders unquoted
 const REQ = {
   L1: { method: 'GET', path: '/api/import-templates?sort=title&direction=asc&page=1&per_page=15' },
   L2: {
     method: 'GET',
-    path: `/api/import-templates?filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }))}&sort=created_at&direction=desc&page=50&per_page=15`,
+    path: `/api/import-templates?filters=${L2_FILTERS}&sort=created_at&direction=desc&page=50&per_page=15`,
   },
   L2E: {
     method: 'GET',
-    path: `/api/import-templates?filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }))}&sort=created_at&direction=desc&page=50&per_page=15&count=estimated`,
+    path: `/api/import-templates?filters=${L2_FILTERS}&sort=created_at&direction=desc&page=50&per_page=15&count=estimated`,
   },
   // path set once the deep cursor is walked (deepCursor below)
   LD: { method: 'GET', path: null },
@@ -307,7 +307,7 @@ const REQ = {
   C1: {
     method: 'POST',
     path: '/api/import-templates',
-    body: q({
+    body: withPlaceholders({
       title: 'Bench Created <<seq>>',
       code: 'BENCH-<<seq>>',
       description: 'created by the benchmark',
@@ -321,23 +321,7 @@ const REQ = {
       users: [{ user_id: '<<u1>>' }, { user_id: '<<u2>>' }, { user_id: '<<u3>>' }],
     }),
   },
-  U1: {
-    method: 'PATCH',
-    path: '/api/import-templates/<<t>>',
-    body: q({
-      description: 'updated by the benchmark, visit <<k>>',
-      groups: [
-        { id: '<<g_keep>>' },
-        { id: '<<g_chg_id>>', group_id: '<<g_val>>' },
-        { group_id: '<<g_add>>' },
-      ],
-      users: [
-        { id: '<<u_keep>>' },
-        { id: '<<u_chg_id>>', user_id: '<<u_val>>' },
-        { user_id: '<<u_add>>' },
-      ],
-    }),
-  },
+  U1: { method: 'PATCH', path: '/api/import-templates/<<t>>', body: U1_BODY },
 };
 const fill = (s, v) => s.replace(/<<(\w+)>>/g, (_match, k) => String(v[k]));
 const c = meta.pools.check;
@@ -410,7 +394,7 @@ if (argv.includes('--show-sql') && ENGINE !== 'sqlite') {
     // LD's cursor: next_cursor walked from the first page, 200 rows a step (a cursor is not tied
     // to per_page); the server shares DATA_DIR, so the same APP_SECRET signs and checks it.
     const listPath = (extra) =>
-      `/api/import-templates?filters=${encodeURIComponent(JSON.stringify({ active: { '=': 'Y' }, title: { like: '%ab%' } }))}&sort=created_at&direction=desc&${extra}`;
+      `/api/import-templates?filters=${L2_FILTERS}&sort=created_at&direction=desc&${extra}`;
     let cursor = '';
     let walked = 0;
     const t0 = Date.now();
