@@ -1,6 +1,8 @@
 // The resources this service ships (DESIGN.md 3.4) and the abilities each action needs.
 import { declaredAbilities } from '../auth/abilities.js';
+import type { Resource } from '../engine/definition/define-resource.js';
 import type { ResourceRoute } from '../engine/routes.js';
+import { singular } from '../model/declare-entity.js';
 import { SEND_NOTIFICATIONS_MIDDLEWARE } from '../notifications/notification-routes.js';
 import { declareWebhookResources } from './entities/webhook.js';
 import { companies, groups, units, users } from './resources/administration.js';
@@ -11,6 +13,25 @@ import { webhooks } from './resources/webhooks.js';
 /** Read = list and show, write = create, update, delete, each behind its ability. */
 function guarded(name: string): NonNullable<ResourceRoute['middleware']> {
   return { read: [`svc.api:${name}.read`], write: [`svc.api:${name}.write`] };
+}
+
+/**
+ * Resource `name`'s route: /api/<name>, its id parameter the singular (`supplier`), behind its
+ * own abilities <name>.read and <name>.write.
+ */
+export function resourceRoute(
+  name: string,
+  resource: Resource,
+  only?: ResourceRoute['only'],
+): ResourceRoute {
+  const parameter = singular(name).replace(/-/g, '_');
+  return {
+    path: `/api/${name}`,
+    parameter,
+    resource,
+    middleware: guarded(name),
+    ...(only ? { only } : {}),
+  };
 }
 
 export const serviceRoutes: readonly ResourceRoute[] = [

@@ -3,8 +3,16 @@
 // the scope columns all come from the one declaration. The column properties are kept here for
 // `svc make:migration` (declaredTables).
 import type { CastType } from './casts.js';
-import { defineEntity, type Entity, type EntityDefinition, type Row } from './entity.js';
-import { type ColumnSpec, type Field, type FieldSpec, field } from './fields.js';
+import {
+  defineEntity,
+  type Entity,
+  type EntityDefinition,
+  entityForTable,
+  type Relation,
+  type Row,
+} from './entity.js';
+import { type ColumnSpec, Field, type FieldSpec, field } from './fields.js';
+import { belongsTo, hasMany } from './relations/relation.js';
 import type { RuleSet } from './rules.js';
 
 /** What an entity declares besides its fields (EntityDefinition's settings of the same names). */
@@ -37,23 +45,88 @@ export function declaredTables(): DeclaredTable[] {
   return [...tables.values()];
 }
 
-type Fields = Readonly<Record<string, Field>>;
+/** Detail rows declared inside their master (details()): a table of their own, keyed to it. */
+class Details {
+  constructor(
+    readonly fields: Readonly<Record<string, Field>>,
+    readonly options: EntityOptions,
+  ) {}
+}
 
 /**
- * Declares entity `name` stored in `table`. An `id` primary key is declared first unless a
- * field has field.id(); `created_at`/`updated_at` are maintained when declared (timestamps()).
+ * A one-to-many relation whose rows are declared here: entity `<Master><Row>` (SupplierContact)
+ * in table `<master>_<relation>` (supplier_contacts), keyed by `<master>_id` to the master and
+ * stored where the master is.
+ */
+export function details(
+  fields: Readonly<Record<string, Field>>,
+  options: EntityOptions = {},
+): Details {
+  return new Details(fields, options);
+}
+
+/** A declaration's entries: fields, detail relations, and relations written out (escape hatch). */
+type Entries = Readonly<Record<string, Field | Details | Relation>>;
+
+/** `suppliers` -> `supplier`, `addresses` -> `address`, `categories` -> `category`. */
+export function singular(word: string): string {
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (/(ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  return word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+}
+
+const pascal = (snake: string) =>
+  snake.replace(/(^|_)([a-z0-9])/g, (_, __, letter: string) => letter.toUpperCase());
+
+/** The entity stored in `table`, for a relation declared by table name. */
+function storedIn(table: string): Entity {
+  const found = entityForTable(table);
+  if (!found) throw new Error(`No entity is stored in table "${table}": import its module first`);
+  return found;
+}
+
+/**
+ * Declares entity `name` stored in `table` (in the data database unless `storage: 'system'`).
+ * An `id` primary key is declared first unless a field has field.id(); `created_at` and
+ * `updated_at` are maintained when declared (timestamps()). Entries that are details() or
+ * relations become the entity's relations.
  */
 export function entity(
   name: string,
   table: string,
-  fields: Fields,
+  entries: Entries,
   options: EntityOptions = {},
 ): Entity {
-  const { indexes = [], ...settings } = options;
+  const storage = options.storage ?? 'data';
+  const fields: Record<string, Field> = {};
+  const relations: Record<string, Relation> = { ...options.relations };
+  for (const [entryName, value] of Object.entries(entries)) {
+    if (value instanceof Field) fields[entryName] = value;
+    else if (value instanceof Details) {
+      const parentKey = `${singular(table)}_id`;
+      const rows = entity(
+        `${name}${pascal(singular(entryName))}`,
+        `${singular(table)}_${entryName}`,
+        { [parentKey]: field.parent(table), ...value.fields },
+        { storage, ...value.options },
+      );
+      relations[entryName] = hasMany(() => rows, parentKey);
+    } else relations[entryName] = value;
+  }
+  for (const [fieldName, f] of Object.entries(fields)) {
+    const { relation, exists } = f.spec;
+    if (relation && exists)
+      relations[relation.name] = belongsTo(() => storedIn(exists.table), fieldName, {
+        ownerKey: exists.column,
+        ...(relation.columns ? { columns: relation.columns } : {}),
+      });
+  }
+  const { indexes = [], relations: _written, ...settings } = options;
   const keyed = Object.values(fields).some((f) => f.spec.role === 'key');
   const all = Object.entries(keyed ? fields : { id: field.id(), ...fields }).map(
     ([fieldName, f]) => [fieldName, f.spec] as const,
   );
+  const titles = all.filter(([, spec]) => spec.title).map(([fieldName]) => fieldName);
   const stored = all.filter(([, spec]) => spec.column !== null);
   const named = (test: (spec: FieldSpec) => boolean) =>
     all.filter(([, spec]) => test(spec)).map(([fieldName]) => fieldName);
@@ -94,12 +167,15 @@ export function entity(
     ...(tenantColumn ? { tenantColumn } : {}),
     ...(ownerColumn ? { ownerColumn } : {}),
     ...(versionColumn ? { versionColumn } : {}),
+    ...(titles.length > 0 ? { titleColumns: titles } : {}),
+    ...(Object.keys(relations).length > 0 ? { relations } : {}),
     ...settings,
+    storage,
   });
   tables.set(name, {
     entity: name,
     table,
-    storage: options.storage ?? 'system',
+    storage,
     primaryKey,
     columns: stored.map(([fieldName, spec]) => ({
       name: fieldName,

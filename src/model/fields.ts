@@ -67,6 +67,10 @@ export interface FieldSpec {
   /** Replaces the generated rules altogether (escape hatch), per record id. */
   readonly ruleList: ((id: number | null, record: Readonly<Row>) => readonly string[]) | null;
   readonly writeOnly: ((value: unknown) => Promise<Row> | Row) | null;
+  /** One of the columns that name a record to a person (pickers, headings). */
+  readonly title: boolean;
+  /** The belongsTo relation this key loads: its name and the target columns it answers. */
+  readonly relation: { readonly name: string; readonly columns: readonly string[] | null } | null;
 }
 
 /** A field under declaration: each method returns it, so a declaration reads as one chain. */
@@ -141,6 +145,21 @@ export class Field {
     return this.with({ role: 'owner' });
   }
 
+  /** Names the record to a person: a title column (entity option titleColumns, in field order). */
+  title(): Field {
+    return this.with({ title: true });
+  }
+
+  /**
+   * A belongsTo relation `name` through this key, to the entity stored in the table it names,
+   * answering `columns` of it (all its visible ones when left out).
+   */
+  relation(name: string, columns?: readonly string[]): Field {
+    if (!this.spec.exists)
+      throw new Error('relation() needs a field declared with field.belongsTo()');
+    return this.with({ relation: { name, columns: columns ?? null } });
+  }
+
   /** Rules after the generated ones: `'url'`, or `(id, record) => 'unique:...'`. */
   rule(...entries: RuleEntry[]): Field {
     return this.with({ extra: [...this.spec.extra, ...entries] });
@@ -180,6 +199,8 @@ function make(column: Partial<ColumnSpec> | null, spec: Partial<FieldSpec> = {})
     extra: [],
     ruleList: null,
     writeOnly: null,
+    title: false,
+    relation: null,
     ...spec,
   });
 }

@@ -82,8 +82,8 @@ export function migrationSource(plan: MigrationPlan, command: string): string {
   ];
   const body = (lines: string[]) =>
     `${usesT && lines.some((l) => /\bt[.\n]/.test(l)) ? '  const t = columnTypes(db);\n' : ''}${lines.join('\n')}`;
-  return `// Made by \`${command}\` from the entity declarations (src/app/entities):
-// it brings the ${plan.set} tables to them. Read it, edit it if need be, then run \`npx svc migrate\`.
+  return `// Made by \`${command}\` from the entity declarations: it brings the
+// ${plan.set} tables to them. Read it, edit it if need be, then run \`npx svc migrate\`.
 ${imports.join('\n')}
 
 export async function up(db: Db): Promise<void> {

@@ -14,6 +14,7 @@ export const company = entity(
     ...timestamps(),
   },
   {
+    storage: 'system',
     titleColumns: ['name'],
     tenantMember: (tenantId) => sql<boolean>`companies.id = ${sql.lit(tenantId)}`,
   },
@@ -44,6 +45,7 @@ export const unit = entity(
     ...timestamps(),
   },
   {
+    storage: 'system',
     titleColumns: ['name'],
     tenantMember: (tenantId) => sql<boolean>`units.company_id = ${sql.lit(tenantId)}`,
     relations: { company: belongsTo(() => company, 'company_id', { columns: ['id', 'name'] }) },
@@ -54,5 +56,5 @@ export const group = entity(
   'Group',
   'groups',
   { name: field.string(200).required().unique({ index: false }), ...timestamps() },
-  { titleColumns: ['name'] },
+  { storage: 'system', titleColumns: ['name'] },
 );

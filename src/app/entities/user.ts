@@ -27,6 +27,7 @@ export const user = entity(
       ),
   },
   {
+    storage: 'system',
     titleColumns: ['name', 'login'],
     // A user is a company's when linked to one of its units.
     tenantMember: (tenantId) =>

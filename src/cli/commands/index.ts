@@ -3,6 +3,7 @@ import type { Command } from '../command.js';
 import { driverQuery } from './driver-query.js';
 import { companyList, groupList, unitList, userList } from './lists.js';
 import { makeMigration } from './make-migration.js';
+import { makeResource } from './make-resource.js';
 import { migrate } from './migrate.js';
 import { notify } from './notify.js';
 import { companyCreate, groupCreate, unitCreate } from './organisation-create.js';
@@ -16,6 +17,7 @@ export const commands: Record<string, Command> = {
   serve,
   migrate,
   'make:migration': makeMigration,
+  'make:resource': makeResource,
   'user:create': userCreate,
   'user:password': userPassword,
   'user:list': userList,

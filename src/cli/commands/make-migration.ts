@@ -17,7 +17,10 @@ import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 
 /** The repository this command runs from (src/cli/commands or dist/cli/commands, three up). */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const REPOSITORY_ROOT = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../..',
+);
 
 /** `create_suppliers` -> `create-suppliers`, the migrations' file-name style. */
 export function migrationSlug(name: string): string {
@@ -42,14 +45,14 @@ function nextNumber(folder: string): string {
 export function formatted(files: readonly string[], root: string): void {
   const biome = path.join(root, 'node_modules/.bin/biome');
   if (files.length === 0 || !fs.existsSync(biome)) return;
-  spawnSync(biome, ['format', '--write', ...files], { cwd: root, stdio: 'ignore' });
+  spawnSync(biome, ['check', '--write', ...files], { cwd: root, stdio: 'ignore' });
 }
 
 /**
  * Writes the migrations the declarations need under `root`/src/database/migrations/<set>/ and
  * answers their paths (none when the declarations and the migrations agree).
  */
-export async function writeMigrations(name: string, root = ROOT): Promise<string[]> {
+export async function writeMigrations(name: string, root = REPOSITORY_ROOT): Promise<string[]> {
   void serviceRoutes; // the routes import every entity, which declares its table
   const slug = migrationSlug(name);
   const schema = await migratedSchema((db) => migrate(db, ['system', 'data']));
@@ -78,12 +81,12 @@ export const makeMigration: Command = {
     if (!name) throw new CliError('make:migration needs a name, e.g. create_suppliers');
     const written = await writeMigrations(name);
     process.stdout.write(
-      `${JSON.stringify({ written: written.map((f) => path.relative(ROOT, f)) })}\n`,
+      `${JSON.stringify({ written: written.map((f) => path.relative(REPOSITORY_ROOT, f)) })}\n`,
     );
     process.stderr.write(
       written.length === 0
         ? 'Nothing to migrate: the declarations and the migrations agree.\n'
-        : `Wrote ${written.map((f) => path.relative(ROOT, f)).join(', ')}: read it, then run \`npm run build\` and \`npx svc migrate\`.\n`,
+        : `Wrote ${written.map((f) => path.relative(REPOSITORY_ROOT, f)).join(', ')}: read it, then run \`npm run build\` and \`npx svc migrate\`.\n`,
     );
   },
 };
