@@ -5,6 +5,9 @@
 //               (its `at`) to the first arrival of its delivery at each endpoint, p50 / p99
 //   throughput  --backlog creates as fast as 8 clients go: deliveries received per second, from
 //               the first to the last
+//   drain       the receiver closed, --backlog creates as fast as 8 clients go, then the
+//               receiver opened again: deliveries received per second from then to the last (what
+//               one instance sustains, without the creates' own cost)
 //   npx tsx bench/webhook-delivery.ts [--url postgres://...] [--endpoints 5] [--rate 100]
 //     [--seconds 10] [--backlog 2000]
 // Without --url: a fresh SQLite database in a temporary DATA_DIR. The receiver shares the
@@ -50,7 +53,8 @@ const receiver = http.createServer((request, response) => {
   });
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+const receiverPort = (receiver.address() as AddressInfo).port;
+const hookUrl = `http://127.0.0.1:${receiverPort}/hook`;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-hooks-'));
 const config = loadConfig({
@@ -59,6 +63,9 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   ADMIN_PASSWORD: 'bench-password',
   WEBHOOKS_ALLOW_PRIVATE: 'true',
+  // The drain's backlog waits for the receiver: its retries come quickly once it is back.
+  WEBHOOKS_RETRY_BASE_MS: '20',
+  WEBHOOKS_RETRY_MAX_MS: '50',
   ...(url ? { DATABASE_URL: url } : {}),
 });
 const service = await startService(config, { logger: false });
@@ -123,6 +130,22 @@ await settle(before + backlog * endpoints);
 const took = (Date.now() - t0) / 1000;
 console.log(
   `throughput  ${backlog} creates as fast as 8 clients go, ${endpoints} endpoints: ${arrived.size - before} deliveries (${received - receivedBefore} requests) in ${took.toFixed(1)} s = ${Math.round((arrived.size - before) / took)} per second`,
+);
+// Drain: a backlog waiting for the receiver.
+receiver.closeAllConnections();
+await new Promise((resolve) => receiver.close(resolve));
+const drainBefore = arrived.size;
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (n < total + 2 * backlog) await create();
+  }),
+);
+const t1 = Date.now();
+await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+await settle(drainBefore + backlog * endpoints);
+const drained = (Date.now() - t1) / 1000;
+console.log(
+  `drain  ${backlog} creates waiting for the receiver, ${endpoints} endpoints: ${arrived.size - drainBefore} deliveries in ${drained.toFixed(1)} s = ${Math.round((arrived.size - drainBefore) / drained)} per second`,
 );
 await service.close();
 receiver.close();

@@ -232,6 +232,11 @@ export class WebhookWorker {
       // Whatever was not sent of the batch (the lease's end came near) is still pending.
       if (settled.length < batch.deliveries.length) lane.again = true;
       if (!lane.again && batch.deliveries.length < BATCH) return;
+      // Other endpoints wait for a lane: this one goes after them (its ending starts the first).
+      if (this.waiting.size > 0) {
+        this.waiting.add(webhookId);
+        return;
+      }
     }
   }
 
