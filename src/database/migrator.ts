@@ -1,49 +1,63 @@
 // Runs Kysely's migrator over the two ordered sets: system tables (the main database only) and
-// data tables (the main database and every unit database). Reports instead of throwing raw.
-import { type Migration, type MigrationResult, Migrator } from 'kysely';
+// data tables (the main database and every unit database). Each set is the files of its folder
+// (migrations/system, migrations/data), found by Kysely's FileMigrationProvider and run in name
+// order: a new migration is a new file, never registered anywhere. Reports instead of throwing raw.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FileMigrationProvider, type Migration, type MigrationResult, Migrator } from 'kysely';
 import type { Db } from './db.js';
-import * as data0001 from './migrations/data/0001-import-templates.js';
-import * as data0002 from './migrations/data/0002-covering-indexes.js';
-import * as data0003 from './migrations/data/0003-sort-indexes-nulls-first.js';
-import * as data0004 from './migrations/data/0004-template-company.js';
-import * as data0005 from './migrations/data/0005-template-version.js';
-import * as data0006 from './migrations/data/0006-idempotency-keys.js';
-import * as data0007 from './migrations/data/0007-changes.js';
-import * as data0008 from './migrations/data/0008-revisions.js';
-import * as data0009 from './migrations/data/0009-revision-deletes.js';
-import * as data0010 from './migrations/data/0010-changes-hold-revisions.js';
-import * as system0001 from './migrations/system/0001-identities.js';
-import * as system0002 from './migrations/system/0002-sessions-notifications.js';
-import * as system0003 from './migrations/system/0003-webhooks.js';
 
 export type MigrationSet = 'system' | 'data';
 
 /** Every set, in the order they run on the main database. */
 export const MIGRATION_SETS: readonly MigrationSet[] = ['system', 'data'];
 
-const SETS: Record<MigrationSet, Record<string, Migration>> = {
-  system: {
-    '0001-identities': system0001,
-    '0002-sessions-notifications': system0002,
-    '0003-webhooks': system0003,
-  },
-  data: {
-    '0001-import-templates': data0001,
-    '0002-covering-indexes': data0002,
-    '0003-sort-indexes-nulls-first': data0003,
-    '0004-template-company': data0004,
-    '0005-template-version': data0005,
-    '0006-idempotency-keys': data0006,
-    '0007-changes': data0007,
-    '0008-revisions': data0008,
-    '0009-revision-deletes': data0009,
-    '0010-changes-hold-revisions': data0010,
-  },
-};
+/** The folder of a set's migration files (compiled .js under dist/, .ts when run from src/). */
+export function migrationFolder(set: MigrationSet): string {
+  return fileURLToPath(new URL(`./migrations/${set}`, import.meta.url));
+}
+
+// A migration's file name without its extension is its name in svc_migrations_<set>.
+const MIGRATION_FILE = /^(?!.*\.d\.[mc]?ts$).*\.(?:[mc]?js|[mc]?ts)$/;
+
+const found = new Map<MigrationSet, Promise<Record<string, Migration>>>();
+
+/**
+ * A set's migrations, read once per process (GET /ready asks on every probe). A file that is
+ * not a migration (no `up` export) stops here, named: Kysely's provider would skip it silently,
+ * and its tables would be missing at the first request.
+ */
+function migrationsOf(set: MigrationSet): Promise<Record<string, Migration>> {
+  let migrations = found.get(set);
+  if (!migrations) {
+    migrations = discover(set);
+    found.set(set, migrations);
+    migrations.catch(() => found.delete(set));
+  }
+  return migrations;
+}
+
+async function discover(set: MigrationSet): Promise<Record<string, Migration>> {
+  const folder = migrationFolder(set);
+  const migrations = await new FileMigrationProvider({
+    fs,
+    path,
+    migrationFolder: folder,
+  }).getMigrations();
+  for (const file of await fs.readdir(folder)) {
+    const name = file.slice(0, file.lastIndexOf('.'));
+    if (MIGRATION_FILE.test(file) && !migrations[name])
+      throw new Error(
+        `Migration ${set}/${file} exports no up(db) function: export async function up(db) (and down) from it, or move the file out of ${folder}`,
+      );
+  }
+  return migrations;
+}
 
 /** The names of a set's migrations, in order. */
-export function migrationNames(set: MigrationSet): string[] {
-  return Object.keys(SETS[set]);
+export async function migrationNames(set: MigrationSet): Promise<string[]> {
+  return Object.keys(await migrationsOf(set)).sort();
 }
 
 export interface MigrationReport {
@@ -65,7 +79,7 @@ const migrationTable = (set: MigrationSet): string => `svc_migrations_${set}`;
 function migratorFor(db: Db, set: MigrationSet): Migrator {
   return new Migrator({
     db,
-    provider: { getMigrations: async () => SETS[set] },
+    provider: { getMigrations: () => migrationsOf(set) },
     migrationTableName: migrationTable(set),
     migrationLockTableName: `svc_migrations_${set}_lock`,
     // A migration missing from the table runs even when later ones ran (a test re-runs one; a
@@ -98,7 +112,8 @@ export async function pendingMigrations(db: Db, sets: readonly MigrationSet[]): 
   for (const set of sets) {
     const rows = await db.selectFrom(migrationTable(set)).select('name').execute();
     const ran = new Set(rows.map((row: { name: string }) => row.name));
-    for (const name of Object.keys(SETS[set])) if (!ran.has(name)) pending.push(`${set}/${name}`);
+    for (const name of await migrationNames(set))
+      if (!ran.has(name)) pending.push(`${set}/${name}`);
   }
   return pending;
 }

@@ -24,7 +24,7 @@ const DATA_TABLES = [
   'svc_change_state',
   'svc_changes',
 ];
-const DATA_MIGRATIONS = migrationNames('data');
+const DATA_MIGRATIONS = await migrationNames('data');
 
 /** The tables of a SQLite file, without SQLite's own, by name. */
 function tablesOf(file: string): string[] {
