@@ -19,6 +19,12 @@ import { DriverConnections } from './driver/driver-connections.js';
 import { registerDriverRoutes } from './driver/driver-routes.js';
 import { show } from './engine/actions/show.js';
 import { keepChanges, refreshKnownSeq } from './engine/changes/retention.js';
+import {
+  checkedDatabases,
+  checkSchema,
+  reportText,
+  SchemaCheckFailed,
+} from './engine/definition/schema-check.js';
 import type { ResourceRoute } from './engine/routes.js';
 import { errors } from './errors.js';
 import { DEFAULT_ADMIN_ROOT, registerAdminRoutes } from './http/admin-routes.js';
@@ -75,11 +81,32 @@ interface StartLog {
   warn(message: string): void;
 }
 
-/** Opens DATABASE_URL and brings its schema up to date. */
+/** Opens DATABASE_URL and brings its schema up to date (unless MIGRATE_ON_START=false). */
 export async function openDatabase(config: Config): Promise<Database> {
   const database = connectDatabase(config.databaseUrl, config);
-  await migrate(database.db, MIGRATION_SETS);
+  if (config.migrateOnStart) await migrate(database.db, MIGRATION_SETS);
   return database;
+}
+
+/**
+ * Issue 36: every resource checked against the databases it uses before the service serves. A
+ * problem stops the start; migrations that have not run too, unless the operator chose to serve
+ * anyway (START_WITH_PENDING_MIGRATIONS): then the report is returned, to be logged.
+ */
+async function checkBeforeServing(
+  config: Config,
+  database: Database,
+  units: UnitDatabases,
+  routes: readonly ResourceRoute[],
+): Promise<string | null> {
+  const report = await checkSchema(
+    routes.map((route) => route.resource),
+    checkedDatabases(database, units),
+  );
+  const text = reportText(report);
+  if (text === null) return null;
+  if (report.pending.length > 0 && config.startWithPendingMigrations) return text;
+  throw new SchemaCheckFailed(text);
 }
 
 /** First start (DESIGN.md 3.1): the company, unit and admin of an empty database, said once. */
@@ -110,6 +137,10 @@ async function firstStart(
   }
 }
 
+function startingAnyway(report: string): string {
+  return `${report}\nServing anyway (START_WITH_PENDING_MIGRATIONS=true): GET /ready answers 503 until the migrations have run.`;
+}
+
 /**
  * What must happen once before several processes start the service on one database and
  * DATA_DIR: migrations, the first-start bootstrap and the generated secrets.
@@ -122,7 +153,11 @@ export async function prepareService(
   const database = await openDatabase(config);
   try {
     // Opening the units' databases brings their data tables up to date too.
-    await (await UnitDatabases.open(database, config, config)).close();
+    const units = await UnitDatabases.open(database, config, config, config.migrateOnStart);
+    const unchecked = await checkBeforeServing(config, database, units, serviceRoutes).finally(() =>
+      units.close(),
+    );
+    if (unchecked !== null) log.warn(startingAnyway(unchecked));
     await firstStart(database, config, log, passwordLine);
   } finally {
     await database.close();
@@ -137,12 +172,26 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const database = options.prepared
     ? connectDatabase(config.databaseUrl, config)
     : await openDatabase(config);
-  const unitDatabases = await UnitDatabases.open(database, config, config).catch(
-    async (error: unknown) => {
-      await database.close();
-      throw error;
-    },
-  );
+  const resources = options.resources ?? serviceRoutes;
+  let unchecked: string | null = null;
+  const unitDatabases = await UnitDatabases.open(
+    database,
+    config,
+    config,
+    config.migrateOnStart,
+  ).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
+  try {
+    // The primary of a pool checked before forking: each worker learns the column lengths.
+    unchecked = await checkBeforeServing(config, database, unitDatabases, resources);
+    if (options.prepared) unchecked = null;
+  } catch (error) {
+    await unitDatabases.close();
+    await database.close();
+    throw error;
+  }
   const clock = options.clock ?? Date.now;
   // A unit naming an unconfigured connection is an operator's mistake: said once in the log,
   // and each of its resource requests answers 503 (http/build-app.ts).
@@ -188,7 +237,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Made inside routes(app), which runs during buildApp: they need the app's log and server.
   let notifications: NotificationSender | undefined;
   let realtime: PusherServer | null = null;
-  const resources = options.resources ?? serviceRoutes;
   // Resource changes on real time (DESIGN.md 3.9): the channels, then the relay to the sockets.
   const changes = liveChanges({
     routes: resources,
@@ -204,7 +252,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     cookieSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
     sessions: shared.sessions,
     routes(app) {
-      registerHealthRoutes(app, { database, migrationSets: MIGRATION_SETS });
+      registerHealthRoutes(app, {
+        database,
+        migrationSets: MIGRATION_SETS,
+        unitDatabases: unitDatabases.databases(),
+      });
       registerAdminRoutes(app, { root: DEFAULT_ADMIN_ROOT });
       registerDescriptionRoutes(app, { resources, database, authenticated });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
@@ -282,6 +334,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   });
   app.addHook('onClose', async () => shared.close());
   shared.redis?.reportTo(app.log);
+  if (unchecked !== null) app.log.error(startingAnyway(unchecked));
   if (!options.prepared) await firstStart(database, config, app.log, options.onAdminPassword);
   if (!notifications) throw new Error('buildApp did not register the service routes');
   return { app, database, unitDatabases, notifications, realtime, close: () => app.close() };

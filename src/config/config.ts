@@ -10,6 +10,14 @@ export interface Config {
   readonly dbConnections: Readonly<Record<string, string>>;
   readonly appDebug: boolean;
   readonly tenantIsolation: boolean;
+  /** MIGRATE_ON_START: `svc serve` runs pending migrations first (false: `svc migrate` does). */
+  readonly migrateOnStart: boolean;
+  /**
+   * START_WITH_PENDING_MIGRATIONS: serve even though migrations have not run (MIGRATE_ON_START=false);
+   * GET /ready answers 503 until they have. Otherwise they stop the start, as a resource that does
+   * not match its database always does.
+   */
+  readonly startWithPendingMigrations: boolean;
   /** TRUST_PROXY: false, how many proxy hops to trust, or the proxies' addresses and CIDRs. */
   readonly trustProxy: TrustProxy;
   readonly bodyLimit: number;
@@ -318,6 +326,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${path.join(dataDir, 'svc.sqlite')}`,
     dbConnections: Object.freeze(connections(env)),
+    migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
+    startWithPendingMigrations: bool(env, 'START_WITH_PENDING_MIGRATIONS', false),
     appDebug: bool(env, 'APP_DEBUG', false),
     tenantIsolation: bool(env, 'TENANT_ISOLATION', false),
     trustProxy: trustProxy(env),

@@ -28,7 +28,8 @@ export class UnitDatabases {
   ) {}
 
   /**
-   * Opens and migrates every DB_CONNECTIONS entry. Entries with the same URL share one database,
+   * Opens every DB_CONNECTIONS entry and migrates it (unless `migrateThem` is false: svc check,
+   * MIGRATE_ON_START=false). Entries with the same URL share one database,
    * and an entry with DATABASE_URL's URL is the main database itself (so a write there stays one
    * transaction with its system reads).
    */
@@ -36,6 +37,7 @@ export class UnitDatabases {
     main: Database,
     settings: UnitDatabaseSettings,
     options: ConnectOptions,
+    migrateThem = true,
   ): Promise<UnitDatabases> {
     const byUrl = new Map<string, Database>([[settings.databaseUrl, main]]);
     const named = new Map<string, Database>();
@@ -49,7 +51,7 @@ export class UnitDatabases {
           owned.push(database);
           byUrl.set(url, database);
         }
-        reports[name] = await migrateEntry(name, database);
+        reports[name] = migrateThem ? await migrateEntry(name, database) : [];
         named.set(name, database);
       }
     } catch (error) {

@@ -12,6 +12,8 @@ export interface HealthOptions {
   readonly database: Database;
   /** The migration sets that must be current on `database`. */
   readonly migrationSets: readonly MigrationSet[];
+  /** The DB_CONNECTIONS databases, whose data migrations must be current too. */
+  readonly unitDatabases?: readonly Database[];
   /** Milliseconds the database gets to answer before /ready calls it unavailable. */
   readonly timeoutMs?: number;
 }
@@ -40,6 +42,15 @@ function send(reply: FastifyReply, status: number, body: unknown): FastifyReply 
   return reply.code(status).header('cache-control', 'no-store').send(body);
 }
 
+/** Migrations not run on DATABASE_URL, then on each DB_CONNECTIONS database. */
+async function everyPending(db: Database['db'], options: HealthOptions): Promise<string[]> {
+  const lists = await Promise.all([
+    pendingMigrations(db, options.migrationSets),
+    ...(options.unitDatabases ?? []).map((unit) => pendingMigrations(unit.db, ['data'])),
+  ]);
+  return lists.flat();
+}
+
 export function registerHealthRoutes(app: FastifyInstance, options: HealthOptions): void {
   const { db } = options.database;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -58,7 +69,7 @@ export function registerHealthRoutes(app: FastifyInstance, options: HealthOption
     }
     if (database === 'ok') {
       try {
-        const pending = await within(pendingMigrations(db, options.migrationSets), timeoutMs);
+        const pending = await within(everyPending(db, options), timeoutMs);
         migrations = pending.length === 0 ? 'ok' : 'pending';
         if (pending.length > 0) request.log.warn({ pending }, 'readiness: migrations pending');
       } catch (error) {

@@ -7,6 +7,9 @@ import { grantableAbilities } from '../../src/app/routes.js';
 import type { Clock } from '../../src/auth/failure-limiter.js';
 import { createToken } from '../../src/auth/tokens/token-service.js';
 import { loadConfig } from '../../src/config/config.js';
+import { connectDatabase } from '../../src/database/connect.js';
+import type { Database } from '../../src/database/database.js';
+import { MIGRATION_SETS, migrate } from '../../src/database/migrator.js';
 import { numberingSettled } from '../../src/engine/changes/committed.js';
 import type { ResourceRoute } from '../../src/engine/routes.js';
 import { type Service, startService } from '../../src/service.js';
@@ -60,6 +63,11 @@ export interface TestServerOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** The resource routes (default: the service's own); a test adds its fixture resources. */
   readonly resources?: readonly ResourceRoute[];
+  /**
+   * Runs on the migrated database before the service starts: the tables of fixture resources,
+   * which the service checks before it serves (issue 36).
+   */
+  readonly beforeStart?: (database: Database) => Promise<void>;
 }
 
 export async function startTestServer(
@@ -79,6 +87,15 @@ export async function startTestServer(
     ...databaseEnv,
     ...env,
   });
+  if (options.beforeStart) {
+    const prepared = connectDatabase(config.databaseUrl, config);
+    try {
+      await migrate(prepared.db, MIGRATION_SETS);
+      await options.beforeStart(prepared);
+    } finally {
+      await prepared.close();
+    }
+  }
   const service = await startService(config, {
     logger: options.logger ?? false,
     ...(options.clock ? { clock: options.clock } : {}),

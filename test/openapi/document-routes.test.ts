@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { serviceRoutes } from '../../src/app/routes.js';
+import type { Database } from '../../src/database/database.js';
+import { columnTypes } from '../../src/database/migrations/column-types.js';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import type { ResourceRoute } from '../../src/engine/routes.js';
 import { registeredRoutes } from '../../src/http/route-catalog.js';
@@ -58,6 +60,26 @@ const fxRoute: ResourceRoute = {
   middleware: { read: ['svc.api:fx-gadgets.read'], write: ['svc.api:fx-gadgets.write'] },
 };
 
+/** The fixture's tables: the service checks a resource against them before it serves. */
+async function fixtureTables({ db }: Database): Promise<void> {
+  const t = columnTypes(db);
+  await t
+    .id(db.schema.createTable('fx_described_gadgets'))
+    .addColumn('label', 'varchar(40)', (c) => c.notNull())
+    .addColumn('colour', 'varchar(10)')
+    .addColumn('weight', 'integer')
+    .addColumn('notes', 'text')
+    .addColumn('secret', 'varchar(100)')
+    .addColumn('created_at', t.timestamp)
+    .addColumn('updated_at', t.timestamp)
+    .execute();
+  await t
+    .id(db.schema.createTable('fx_described_tags'))
+    .addColumn('gadget_id', t.bigint, (c) => c.notNull().references('fx_described_gadgets.id'))
+    .addColumn('group_id', t.bigint, (c) => c.notNull())
+    .execute();
+}
+
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, any>>;
@@ -69,7 +91,10 @@ describe('the OpenAPI document describes every route', () => {
   let doc: Doc;
 
   before(async () => {
-    server = await startTestServer({}, { anonymous: true, resources: [...serviceRoutes, fxRoute] });
+    server = await startTestServer(
+      {},
+      { anonymous: true, resources: [...serviceRoutes, fxRoute], beforeStart: fixtureTables },
+    );
     const reply = await server.get('/api/openapi.json');
     assert.equal(reply.status, 200);
     doc = reply.body;

@@ -1,5 +1,6 @@
 // Every CLI command by name (DESIGN.md 3.1).
 import type { Command } from '../command.js';
+import { check } from './check.js';
 import { driverQuery } from './driver-query.js';
 import { companyList, groupList, unitList, userList } from './lists.js';
 import { makeMigration } from './make-migration.js';
@@ -18,6 +19,7 @@ export const commands: Record<string, Command> = {
   migrate,
   'make:migration': makeMigration,
   'make:resource': makeResource,
+  check,
   'user:create': userCreate,
   'user:password': userPassword,
   'user:list': userList,

@@ -124,11 +124,13 @@ export function defineResource(config: ResourceConfig): Resource {
   const hasMany: Array<[string, HasMany]> = [];
   for (const name of new Set([...(config.with ?? DEFAULTS.with), ...details.keys()])) {
     const r = relation(name, 'with');
+    relationKeyProblem(entity, name, r, fail);
     if (r.kind === 'belongsTo') belongsTo.push([name, r]);
     else hasMany.push([name, r]);
   }
   const counts = (config.withCount ?? DEFAULTS.withCount).map((name) => {
     const r = hasManyNamed(name, 'withCount');
+    relationKeyProblem(entity, name, r, fail);
     if (r.target().storage !== entity.storage)
       fail(`withCount "${name}" crosses databases; counts are sub-queries`);
     return [name, r] as const;
@@ -180,6 +182,11 @@ export function defineResource(config: ResourceConfig): Resource {
   for (const root of [...projectionRoots(indexFields), ...projectionRoots(showFields)]) {
     if (!known.has(root)) fail(`a projection names "${root}", which the record does not carry`);
   }
+  for (const { path } of [
+    ...projectionPicks(indexFields, primaryKey, hidden),
+    ...projectionPicks(showFields, primaryKey, hidden),
+  ])
+    projectionPathProblem(entity, path, belongsTo, hasMany, fail);
   // The admin list's columns: keys the list answers (its projection's, or the full record's).
   const listKeys = new Set(
     indexFields.length > 0
@@ -188,9 +195,22 @@ export function defineResource(config: ResourceConfig): Resource {
   );
   for (const key of config.listColumns ?? [])
     if (!listKeys.has(key)) fail(`listColumns names "${key}", which a list item does not carry`);
+  // A transformer post-processes a key of the answer: one the answer never carries is a mistake.
+  const answered = new Set([
+    ...known,
+    ...projectionPicks(indexFields, primaryKey, hidden).map((p) => p.key),
+    ...projectionPicks(showFields, primaryKey, hidden).map((p) => p.key),
+  ]);
+  const transformable = (field: string) => {
+    if (!answered.has(field))
+      fail(
+        `transformers name "${field}", which no answer carries: name a field of the record or a key of its projection (${[...answered].join(', ')})`,
+      );
+  };
   const transformers = new Map<string, Transformer>(
     Object.entries(config.transformers ?? DEFAULTS.transformers),
   );
+  for (const field of transformers.keys()) transformable(field);
   const keyCast = entity.casts[primaryKey];
 
   return Object.freeze({
@@ -229,7 +249,66 @@ export function defineResource(config: ResourceConfig): Resource {
     adminPanels: [...(config.adminPanels ?? [])],
     listColumns: config.listColumns ? [...config.listColumns] : null,
     addTransformer(field: string, transformer: Transformer) {
+      transformable(field);
       transformers.set(field, transformer);
     },
   });
+}
+
+/** A relation's keys and loaded columns must be columns of the entities on each side. */
+function relationKeyProblem(
+  entity: Entity,
+  name: string,
+  r: BelongsTo | HasMany,
+  fail: (message: string) => never,
+): void {
+  const target = r.target();
+  const missing = (owner: Entity, column: string, what: string) => {
+    if (!owner.columnSet.has(column))
+      fail(
+        `relation "${name}": ${what} "${column}" is not a column of ${owner.name} (${owner.table}): name one of ${owner.columns.join(', ')} in ${entity.name}'s relations`,
+      );
+  };
+  if (r.kind === 'belongsTo') {
+    missing(entity, r.foreignKey, 'its foreign key');
+    missing(target, r.ownerKey, 'its owner key');
+    for (const column of r.columns ?? []) missing(target, column, 'its column list names');
+  } else {
+    missing(target, r.foreignKey, 'its foreign key');
+    missing(entity, r.localKey, 'its local key');
+  }
+}
+
+/**
+ * A projection path must end at one value: `relation.field` through a loaded belongs-to
+ * relation to one of the columns it loads, never through a has-many one (a list of rows).
+ */
+function projectionPathProblem(
+  entity: Entity,
+  path: readonly string[],
+  belongsTo: ReadonlyArray<readonly [string, BelongsTo]>,
+  hasMany: ReadonlyArray<readonly [string, HasMany]>,
+  fail: (message: string) => never,
+): void {
+  const [root = '', field, ...deeper] = path;
+  const entry = path.join('.');
+  if (field === undefined) return;
+  const one = belongsTo.find(([name]) => name === root)?.[1];
+  if (one) {
+    const target = one.target();
+    const loaded = (one.columns ?? target.columns).filter((c) => !target.hidden.has(c));
+    if (!loaded.includes(field) || deeper.length > 0)
+      fail(
+        `a projection names "${entry}", but relation "${root}" loads only ${loaded.join(', ')}: name one of them${one.columns ? `, or add "${field}" to the relation's columns` : ''}`,
+      );
+    return;
+  }
+  if (hasMany.some(([name]) => name === root))
+    fail(
+      `a projection names "${entry}", which goes through has-many relation "${root}" (a list of rows, not one value): project "${root}" whole, or count it with withCount`,
+    );
+  if (entity.casts[root] !== 'json')
+    fail(
+      `a projection names "${entry}", but "${root}" is not a belongs-to relation the resource loads (with) nor a JSON column: name "${root}" alone, or load the relation`,
+    );
 }

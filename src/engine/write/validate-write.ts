@@ -4,6 +4,7 @@
 
 import { type ErrorBag, errors } from '../../errors.js';
 import { readCasts } from '../../model/casts.js';
+import { columnLimits, writeRules } from '../../model/column-limits.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
@@ -30,16 +31,16 @@ export async function validateWrite(
 ): Promise<void> {
   const { entity } = resource;
   const units: ValidationUnit[] = [];
-  if (entity.rules) {
+  if (entity.rules || columnLimits(entity).size > 0) {
     const data = { ...asSent(resource, existing), ...plan.master };
-    units.push({ data, rules: entity.rules(masterId, data) });
+    units.push({ data, rules: writeRules(entity, masterId, data) });
   }
   for (const { name, relation, target, rows } of plan.details) {
-    if (!target.rules) continue;
+    if (!target.rules && columnLimits(target).size === 0) continue;
     for (const row of rows) {
       const data = { ...(row.stored ?? {}), ...row.fields };
       // The foreign key is always set from the master (rule 6), so it is not the row's to satisfy.
-      const rules = target.rules(row.id, data).filter((f) => f.field !== relation.foreignKey);
+      const rules = writeRules(target, row.id, data).filter((f) => f.field !== relation.foreignKey);
       units.push({ data, rules, prefix: `${name}.${row.index}.` });
     }
   }
