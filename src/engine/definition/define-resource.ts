@@ -270,12 +270,12 @@ function relationKeyProblem(
       );
   };
   if (r.kind === 'belongsTo') {
-    missing(entity, r.foreignKey, 'its foreign key');
-    missing(target, r.ownerKey, 'its owner key');
-    for (const column of r.columns ?? []) missing(target, column, 'its column list names');
+    missing(entity, r.foreignKey, 'foreign key');
+    missing(target, r.ownerKey, 'owner key');
+    for (const column of r.columns ?? []) missing(target, column, 'loaded column');
   } else {
-    missing(target, r.foreignKey, 'its foreign key');
-    missing(entity, r.localKey, 'its local key');
+    missing(target, r.foreignKey, 'foreign key');
+    missing(entity, r.localKey, 'local key');
   }
 }
 

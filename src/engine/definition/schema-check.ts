@@ -34,7 +34,7 @@ export interface CheckedDatabases {
 }
 
 export interface SchemaReport {
-  /** `<database>: <set>/<name>` of each migration that has not run. */
+  /** Per database with migrations that have not run: its name, the resources it holds, them. */
   readonly pending: readonly string[];
   /** One line per problem, naming the resource and the fix. */
   readonly problems: readonly string[];
@@ -72,7 +72,7 @@ export async function checkSchema(
 ): Promise<SchemaReport> {
   const needs = resources.flatMap(needsOf);
   const pending: string[] = [];
-  const problems = new Set<string>();
+  const problems = new Set<string>(twiceNamed(resources));
   const seen = new Set<Database>();
   const lengths = new Map<Entity, Map<string, number>>();
   const checked: Array<[CheckedDatabase, Storage[]]> = [[databases.system, ['system']]];
@@ -87,12 +87,14 @@ export async function checkSchema(
       seen.add(where.database);
       const mine = needs.filter((n) => storages.includes(n.storage));
       const notRun = await pendingMigrations(where.database.db, where.sets).catch(() => null);
+      const users = [...new Set(mine.map((n) => n.resource.replace(/^Resource /, '')))];
+      const using = users.length > 0 ? ` (used by resources ${users.join(', ')})` : '';
       // A database no migration ran on: its every table is missing, one line says it.
       if (notRun === null) {
-        pending.push(`${where.name}: none has run (its migration tables are missing)`);
+        pending.push(`${where.name}${using}: none has run (its migration tables are missing)`);
         return;
       }
-      for (const name of notRun) pending.push(`${where.name}: ${name}`);
+      if (notRun.length > 0) pending.push(`${where.name}${using}: ${notRun.join(', ')}`);
       const schema = await introspectSchema(where.database, [...new Set(mine.map((n) => n.table))]);
       for (const need of mine) for (const p of compare(need, schema, where.name)) problems.add(p);
       for (const need of mine) if (need.entity) keepLengths(need.entity, schema, lengths);
@@ -119,6 +121,22 @@ function keepLengths(
     if (length == null) continue;
     columns.set(column, Math.min(length, columns.get(column) ?? length));
   }
+}
+
+/** Two tables' resources filed under one name would mix their changes, webhooks and channels. */
+function twiceNamed(resources: readonly Resource[]): string[] {
+  const names = new Map<string, Resource>();
+  const problems: string[] = [];
+  for (const resource of resources) {
+    const other = names.get(resource.name);
+    // Two routes over one table may share it (a stricter view of the same records).
+    if (other && other.entity.table !== resource.entity.table)
+      problems.push(
+        `Resource "${resource.name}" is declared twice (entities ${other.entity.name} and ${resource.entity.name}). Fix: give one of them another \`name\` in its defineResource().`,
+      );
+    names.set(resource.name, resource);
+  }
+  return problems;
 }
 
 /** Every table a resource reads or writes, with the columns it names there. */
@@ -285,7 +303,7 @@ export function reportText(report: SchemaReport): string | null {
   const lines: string[] = [];
   if (report.pending.length > 0)
     lines.push(
-      `Migrations have not run: ${report.pending.join(', ')}. Fix: run npx svc migrate (svc serve runs them first unless MIGRATE_ON_START=false), or set START_WITH_PENDING_MIGRATIONS=true to serve anyway (GET /ready answers 503 until they have run).`,
+      `Migrations have not run on ${report.pending.join('; ')}. Fix: run npx svc migrate (svc serve runs them first unless MIGRATE_ON_START=false), or set START_WITH_PENDING_MIGRATIONS=true to serve anyway (GET /ready answers 503 until they have run).`,
     );
   lines.push(...report.problems);
   if (lines.length === 0) return null;
