@@ -163,6 +163,32 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     await context.close();
   });
 
+  it('a session that ended while in use is forgotten with its first 401: the sign-in page asks for none after', async () => {
+    const context = await admin.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(admin.url('/admin/login'));
+    await signIn(page);
+    const groups = page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Groups' });
+    await groups.waitFor();
+    await admin.server.service.database.db.deleteFrom('sessions').execute();
+    await groups.click();
+    await page.waitForURL(/\/admin\/login\?next=%2Fadmin%2Fr%2Fgroups$/);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    // The ended session met its 401 above; a visit to the sign-in page after it asks nothing.
+    const failures: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && failures.push(m.text()));
+    page.on('response', (r) => r.status() === 401 && failures.push(`401 ${r.url()}`));
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.deepStrictEqual(failures, []);
+    await assertAccessible(page, 'the sign-in page');
+    await context.close();
+  });
+
   it('shows the 429 of the per-IP failure limit', async () => {
     const { page } = admin;
     for (let i = 0; i < 20; i += 1)

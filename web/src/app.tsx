@@ -89,6 +89,8 @@ export function App() {
 
   useEffect(() => {
     onUnauthenticated(async () => {
+      // The session is gone: its hint goes too, so no later visit asks GET /app/session.
+      forgetSession();
       // Unsaved changes: sign in again over the screen rather than lose them; the requests
       // that met the ended session (the save) wait for it and are sent again.
       if (hasUnsavedChanges()) {
@@ -102,12 +104,9 @@ export function App() {
       return false;
     });
     // No session hint, no session: the sign-in screen without asking (a 401 the console shows).
+    // A 401 here forgets the hint (above), so a stale one is asked about once.
     if (!mayHaveSession()) setSession(null);
-    else
-      get<Session>(SESSION).then(setSession, (error: unknown) => {
-        if (error instanceof ApiError && error.status === 401) forgetSession();
-        setSession(null);
-      });
+    else get<Session>(SESSION).then(setSession, () => setSession(null));
   }, []);
 
   const unitId = session?.unit.id;
