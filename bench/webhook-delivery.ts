@@ -10,13 +10,15 @@
 //               one instance sustains, without the creates' own cost)
 //   npx tsx bench/webhook-delivery.ts [--url postgres://...] [--endpoints 5] [--rate 100]
 //     [--seconds 10] [--backlog 2000]
-// Without --url: a fresh SQLite database in a temporary DATA_DIR. The receiver shares the
-// event loop with svc: the figures are an upper bound of what a separate receiver would see.
+// Without --url: a fresh SQLite database in a temporary DATA_DIR. The receiver is a process of
+// its own (bench/webhook-receiver.mjs); the clients that write share svc's event loop.
+// --verbose: each second, the writes answered, the deliveries received and those pending.
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { grantableAbilities } from '../src/app/routes.js';
 import { createToken } from '../src/auth/tokens/token-service.js';
 import { loadConfig } from '../src/config/config.js';
@@ -33,28 +35,25 @@ const seconds = Number(arg('seconds', '10'));
 const backlog = Number(arg('backlog', '2000'));
 const url = arg('url', '');
 
-/** First arrival (ms) per `<endpoint> <seq>`, and the commit time of each seq. */
-const arrived = new Map<string, number>();
-const committedAt = new Map<number, number>();
-let received = 0;
-const receiver = http.createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const now = Date.now();
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-      data: { seq: number; at: string };
-    };
-    received += 1;
-    const key = `${request.url} ${body.data.seq}`;
-    if (!arrived.has(key)) arrived.set(key, now);
-    committedAt.set(body.data.seq, Date.parse(body.data.at));
-    response.writeHead(204).end();
-  });
+// The receiver: a process of its own (bench/webhook-receiver.mjs).
+const receiver = fork(fileURLToPath(new URL('./webhook-receiver.mjs', import.meta.url)));
+type Message = Record<string, unknown>;
+const replies = new Map<number, (message: Message) => void>();
+let asked = 0;
+receiver.on('message', (message: Message) => {
+  replies.get(Number(message.id))?.(message);
+  replies.delete(Number(message.id));
 });
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const receiverPort = (receiver.address() as AddressInfo).port;
+const ask = (message: Message) =>
+  new Promise<Message>((resolve) => {
+    const id = ++asked;
+    replies.set(id, resolve);
+    receiver.send({ ...message, id });
+  });
+const receiverPort = Number((await ask({ port: true })).port);
 const hookUrl = `http://127.0.0.1:${receiverPort}/hook`;
+const stats = async () => (await ask({ stats: true })) as { arrived: number; received: number };
+let answered = 0;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-hooks-'));
 const config = loadConfig({
@@ -84,6 +83,7 @@ const send = async (target: string, body: unknown) => {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+  answered += 1;
   if (response.status !== 201) throw new Error(`${target}: ${response.status} ${await response.text()}`);
   return (await response.json()) as { id: number };
 };
@@ -94,10 +94,25 @@ const create = () => send('/api/import-templates', { title: `hook ${n++}`, datab
 
 const settle = async (expected: number) => {
   const deadline = Date.now() + 120_000;
-  while (arrived.size < expected && Date.now() < deadline)
+  while ((await stats()).arrived < expected && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 20));
 };
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+// --verbose: each second, the writes answered, the deliveries received and those pending.
+if (argv.includes('--verbose')) {
+  const started = Date.now();
+  setInterval(async () => {
+    const [pending] = await service.database.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('status', '=', 'pending')
+      .execute();
+    console.error(
+      `${((Date.now() - started) / 1000).toFixed(0)} s: ${answered} writes answered, ${(await stats()).received} deliveries received, ${pending?.n} pending`,
+    );
+  }, 1000).unref();
+}
 
 // Latency at a steady rate.
 const total = rate * seconds;
@@ -111,15 +126,13 @@ for (let i = 0; i < total; i++) {
 }
 await Promise.all(writes);
 await settle(total * endpoints);
-const latencies = [...arrived].map(([key, at]) => at - (committedAt.get(Number(key.split(' ')[1])) ?? at));
-latencies.sort((a, b) => a - b);
+const latencies = (await ask({ latencies: true })).latencies as number[];
 console.log(
   `latency  ${rate} writes/s x ${seconds} s, ${endpoints} endpoints: ${latencies.length} deliveries, commit to first arrival p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies.at(-1)} ms`,
 );
 
 // Throughput with a backlog.
-const before = arrived.size;
-const receivedBefore = received;
+const { arrived: before, received: receivedBefore } = await stats();
 const t0 = Date.now();
 await Promise.all(
   Array.from({ length: 8 }, async () => {
@@ -128,25 +141,26 @@ await Promise.all(
 );
 await settle(before + backlog * endpoints);
 const took = (Date.now() - t0) / 1000;
+const after = await stats();
 console.log(
-  `throughput  ${backlog} creates as fast as 8 clients go, ${endpoints} endpoints: ${arrived.size - before} deliveries (${received - receivedBefore} requests) in ${took.toFixed(1)} s = ${Math.round((arrived.size - before) / took)} per second`,
+  `throughput  ${backlog} creates as fast as 8 clients go, ${endpoints} endpoints: ${after.arrived - before} deliveries (${after.received - receivedBefore} requests) in ${took.toFixed(1)} s = ${Math.round((after.arrived - before) / took)} per second`,
 );
 // Drain: a backlog waiting for the receiver.
-receiver.closeAllConnections();
-await new Promise((resolve) => receiver.close(resolve));
-const drainBefore = arrived.size;
+await ask({ close: true });
+const drainBefore = after.arrived;
 await Promise.all(
   Array.from({ length: 8 }, async () => {
     while (n < total + 2 * backlog) await create();
   }),
 );
 const t1 = Date.now();
-await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+await ask({ open: true });
 await settle(drainBefore + backlog * endpoints);
 const drained = (Date.now() - t1) / 1000;
+const last = await stats();
 console.log(
-  `drain  ${backlog} creates waiting for the receiver, ${endpoints} endpoints: ${arrived.size - drainBefore} deliveries in ${drained.toFixed(1)} s = ${Math.round((arrived.size - drainBefore) / drained)} per second`,
+  `drain  ${backlog} creates waiting for the receiver, ${endpoints} endpoints: ${last.arrived - drainBefore} deliveries in ${drained.toFixed(1)} s = ${Math.round((last.arrived - drainBefore) / drained)} per second`,
 );
 await service.close();
-receiver.close();
+receiver.send({ exit: true });
 fs.rmSync(dataDir, { recursive: true, force: true });
