@@ -11,7 +11,7 @@ import {
   screenshot,
   startAdmin,
 } from '../helpers/browser.js';
-import { seedLoginUser, seedUnit } from '../helpers/session-seed.js';
+import { linkUnit, seedLoginUser, seedUnit } from '../helpers/session-seed.js';
 
 describe('admin front end: tokens', { skip: notOnThisEngine }, () => {
   let admin: AdminHarness;
@@ -92,5 +92,33 @@ describe('admin front end: tokens', { skip: notOnThisEngine }, () => {
       .waitFor({ state: 'attached' });
     assert.equal(await unit.inputValue(), String(works));
     assert.deepStrictEqual(await unit.locator('option').allTextContents(), ['Zeta works', 'Alpha']);
+  });
+
+  it('preselects the unit this session works in when the token is for the signed-in user', async () => {
+    const { page } = admin;
+    const { db } = admin.server.service.database;
+    const office = await seedUnit(db, 'Zulu office');
+    await linkUnit(db, 1, office);
+    await open(admin, '/admin/tokens');
+    const switcher = page.getByRole('banner').getByLabel('Unit', { exact: true });
+    const switched = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
+    await switcher.selectOption({ label: 'Zulu office' });
+    assert.equal((await switched).status(), 200);
+    const user = page.getByRole('combobox', { name: 'User' });
+    await user.fill('admin');
+    await page.getByRole('option', { name: /Administrator/ }).click();
+    const unit = page.getByRole('main').getByLabel('Unit', { exact: true });
+    await page
+      .getByRole('main')
+      .getByRole('option', { name: 'Zulu office' })
+      .waitFor({ state: 'attached' });
+    // Linked first and first by name: Main; this session works in Zulu office.
+    assert.deepStrictEqual(await unit.locator('option').allTextContents(), ['Main', 'Zulu office']);
+    assert.equal(await unit.inputValue(), String(office));
+    await assertAccessible(page, 'the token form');
+    // Back in Main, where the session starts, so the other tests find it as they left it.
+    const back = page.waitForResponse((r) => r.url().endsWith('/app/session/unit'));
+    await switcher.selectOption({ label: 'Main' });
+    await back;
   });
 });

@@ -5,6 +5,7 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import type { LookupItem } from '../../../src/engine/description/metadata-types.js';
 import { ApiError, get, post } from '../lib/api.js';
 import { GRANTABLE_ABILITIES, lookupPath, TOKENS, userPath } from '../lib/endpoints.js';
+import { useApp } from '../lib/session.js';
 import { Alert } from './alert.js';
 import { LookupPicker } from './lookup-picker.js';
 
@@ -22,6 +23,7 @@ function byDomain(abilities: readonly string[]): [string, string[]][] {
 
 export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
   const id = useId();
+  const { session } = useApp();
   const [grantable, setGrantable] = useState<readonly string[]>([]);
   const [userId, setUserId] = useState('');
   const [units, setUnits] = useState<readonly LookupItem[]>([]);
@@ -38,8 +40,13 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
     get<{ data: string[] }>(GRANTABLE_ABILITIES).then((a) => setGrantable(a.data));
   }, []);
 
-  // The chosen user's units in their link order, named through the units lookup; the first is
-  // the one preselected: the unit their sessions start in, not the first by name.
+  // The chosen user's units in their link order, named through the units lookup. Preselected:
+  // the unit they work in, that is this session's unit when they are the signed-in user, else
+  // the first linked, where their sessions start (DESIGN.md 3.6), not the first by name.
+  const workingUnit = (user: string, units: readonly LookupItem[]) =>
+    (user === String(session.user.id) &&
+      units.find((unit) => String(unit.id) === String(session.unit.id))) ||
+    units[0];
   useEffect(() => {
     setUnits([]);
     setUnitId('');
@@ -54,7 +61,7 @@ export function TokenIssueForm({ onIssued }: { onIssued: () => void }) {
         const byId = new Map(named.data.map((unit) => [String(unit.id), unit]));
         const ordered = ids.flatMap((unitId) => byId.get(String(unitId)) ?? []);
         setUnits(ordered);
-        setUnitId(String(ordered[0]?.id ?? ''));
+        setUnitId(String(workingUnit(userId, ordered)?.id ?? ''));
       })
       .catch(() => setUnits([]));
   }, [userId]);
