@@ -35,22 +35,33 @@ export interface Change {
 /** A change appended in a write's transaction: its seq is null until it is numbered. */
 export type AppendedChange = Omit<Change, 'seq'> & { readonly seq: number | null };
 
+const integer = (value: unknown) => (value == null ? null : Number(value));
+
+/** A stored change's record id, a number where the resource's keys are integers. */
+export function recordIdOf(row: Row, keyIsInteger: boolean): unknown {
+  const id = String(row.record_id);
+  return keyIsInteger && /^-?\d+$/.test(id) ? Number(id) : id;
+}
+
+/** Who wrote a stored change. */
+export function actorOfRow(row: Row): Actor {
+  return {
+    user_id: integer(row.user_id),
+    token_id: integer(row.token_id),
+    via: row.via as Actor['via'],
+  };
+}
+
 /** A stored change row (its seq included) as the feed answers it. */
 export function changeOf(row: Row, keyIsInteger: boolean): Change {
-  const id = String(row.record_id);
-  const integer = (value: unknown) => (value == null ? null : Number(value));
   return {
     seq: Number(row.seq),
     resource: String(row.resource),
-    id: keyIsInteger && /^-?\d+$/.test(id) ? Number(id) : id,
+    id: recordIdOf(row, keyIsInteger),
     action: row.action as ChangeAction,
     version: integer(row.version),
     at: new Date(Number(row.at)).toISOString(),
-    actor: {
-      user_id: integer(row.user_id),
-      token_id: integer(row.token_id),
-      via: row.via as Actor['via'],
-    },
+    actor: actorOfRow(row),
     changes: JSON.parse(String(row.changes)) as ChangeSet,
   };
 }

@@ -140,32 +140,22 @@ async function deleteBelowMarks(database: Database, batch: number): Promise<void
 }
 
 /**
- * The feed forgets the changes recorded before `cutoff` (GET .../changes answers 410 below
- * them); those the history no longer keeps either are deleted. Answers how many it forgot.
+ * A retention: raises the mark `mark` over the changes recorded before `cutoff`, then deletes
+ * those below both marks; answers how many changes it passed.
  */
-export async function pruneChanges(
-  database: Database,
-  cutoff: number,
-  batch = PRUNE_BATCH,
-): Promise<number> {
-  const passed = await raiseMark(database, FEED_PRUNED, cutoff, batch);
-  await deleteBelowMarks(database, batch);
-  return passed;
+function retention(mark: string) {
+  return async (database: Database, cutoff: number, batch = PRUNE_BATCH): Promise<number> => {
+    const passed = await raiseMark(database, mark, cutoff, batch);
+    await deleteBelowMarks(database, batch);
+    return passed;
+  };
 }
 
-/**
- * The history forgets the revisions recorded before `cutoff`; those the feed no longer keeps
- * either are deleted. Answers how many it forgot.
- */
-export async function pruneHistory(
-  database: Database,
-  cutoff: number,
-  batch = PRUNE_BATCH,
-): Promise<number> {
-  const passed = await raiseMark(database, HISTORY_PRUNED, cutoff, batch);
-  await deleteBelowMarks(database, batch);
-  return passed;
-}
+/** The feed forgets the changes recorded before `cutoff` (GET .../changes answers 410 below them). */
+export const pruneChanges = retention(FEED_PRUNED);
+
+/** The history forgets the revisions recorded before `cutoff`. */
+export const pruneHistory = retention(HISTORY_PRUNED);
 
 export interface ChangeRetention {
   stop(): void;

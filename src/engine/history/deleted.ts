@@ -7,12 +7,12 @@ import { sql } from 'kysely';
 import { CHANGES_TABLE, changeOrder } from '../../database/change-statements.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
 import type { Row } from '../../model/entity.js';
-import type { Actor } from '../changes/change.js';
+import { type Actor, actorOfRow, recordIdOf } from '../changes/change.js';
 import { feedScopeOf } from '../changes/change-feed.js';
 import { numberCommitted } from '../changes/committed.js';
 import type { EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { databaseOf, type HistoryQuery } from './history.js';
+import { databaseOf, type HistoryQuery, pageOf } from './history.js';
 import { keptInHistory, storedRecordOf } from './revision.js';
 
 export interface DeletedRecord {
@@ -54,7 +54,7 @@ function readPage(
     db,
     [PAGE, unit, company, before !== null, read],
     () => {
-      let q = db
+      const q = db
         .selectFrom(`${CHANGES_TABLE} as d`)
         .select(['d.record_id', 'd.seq', 'd.at', 'd.user_id', 'd.token_id', 'd.via'])
         .select([
@@ -64,23 +64,11 @@ function readPage(
         .where('d.resource', '=', param('resource'))
         // A literal: the deletes' own (partial) index is chosen for it.
         .where('d.action', '=', sql.lit('deleted'))
-        .where(keptInHistory('d'))
         // Not restored since: no later revision of the record.
         .where((eb) =>
           eb.not(eb.exists(others().select('p.seq').whereRef(`p.${order}`, '>', `d.${order}`))),
         );
-      if (before !== null)
-        q = q.where(
-          `d.${order}`,
-          '<',
-          db
-            .selectFrom(`${CHANGES_TABLE} as cursor`)
-            .select(`cursor.${order}`)
-            .where('cursor.seq', '=', param('before')),
-        );
-      if (unit !== null) q = q.where('d.unit_id', '=', sql.lit(unit));
-      if (company !== null) q = q.where('d.company_id', '=', sql.lit(company));
-      return q.orderBy(`d.${order}`, 'desc').limit(sql.lit(read));
+      return pageOf(q, resource, context, 'd', before).limit(sql.lit(read));
     },
     before !== null ? { resource: resource.name, before } : { resource: resource.name },
   );
@@ -103,20 +91,14 @@ export async function readDeleted(
   }
   const hasMore = rows.length > query.limit;
   const page = rows.slice(0, query.limit);
-  const integer = (value: unknown) => (value == null ? null : Number(value));
   const data = page.map((row): DeletedRecord => {
-    const id = String(row.record_id);
     const record = storedRecordOf(row);
     return {
-      id: resource.keyIsInteger && /^-?\d+$/.test(id) ? Number(id) : id,
+      id: recordIdOf(row, resource.keyIsInteger),
       seq: Number(row.seq),
       at: new Date(Number(row.at)).toISOString(),
-      actor: {
-        user_id: integer(row.user_id),
-        token_id: integer(row.token_id),
-        via: row.via as Actor['via'],
-      },
-      restore_seq: integer(row.restore_seq),
+      actor: actorOfRow(row),
+      restore_seq: row.restore_seq == null ? null : Number(row.restore_seq),
       record: record === null ? null : resource.show(record),
     };
   });

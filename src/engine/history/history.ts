@@ -4,7 +4,7 @@
 // and a record with no revision in the caller's scope is not found, as show answers it. One
 // statement per page whatever its size (two where a revision still waits for its seq: the
 // numbering runs first, changes/committed.ts).
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import { CHANGES_TABLE, changeOrder } from '../../database/change-statements.js';
 import type { Database } from '../../database/database.js';
 import { param, runCached, statementSite } from '../../database/query-cache.js';
@@ -56,6 +56,40 @@ export function databaseOf(resource: Resource, context: EngineContext): Database
   return resource.entity.storage === 'data' ? context.data : context.system;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
+type Query = SelectQueryBuilder<any, any, Row>;
+
+/**
+ * Narrows a page's query of the log (as `alias`) to the caller's scope, and with `before` to
+ * the changes below the one of that seq (the previous page's last) in the log's order: one
+ * range of the index the page reads. Unit and company are literals, as scope.ts writes them:
+ * one statement per unit and company.
+ */
+export function pageOf(
+  q: Query,
+  resource: Resource,
+  context: EngineContext,
+  alias: string,
+  before: number | null,
+): Query {
+  const { db, adapter } = databaseOf(resource, context);
+  const { unit, company } = feedScopeOf(resource, context.scope);
+  const order = `${alias}.${changeOrder(adapter.name)}`;
+  let page = q.where(keptInHistory(alias));
+  if (before !== null)
+    page = page.where(
+      order,
+      '<',
+      db
+        .selectFrom(`${CHANGES_TABLE} as cursor`)
+        .select(`cursor.${changeOrder(adapter.name)}`)
+        .where('cursor.seq', '=', param('before')),
+    );
+  if (unit !== null) page = page.where(`${alias}.unit_id`, '=', sql.lit(unit));
+  if (company !== null) page = page.where(`${alias}.company_id`, '=', sql.lit(company));
+  return page.orderBy(order, 'desc');
+}
+
 /** The record's revisions in the caller's scope, newest first (a record's writes hold its lock: their change ids are in seq order). */
 async function readRevisions(
   resource: Resource,
@@ -64,34 +98,23 @@ async function readRevisions(
   before: number | null,
   read: number,
 ): Promise<Row[]> {
-  const { db, adapter } = databaseOf(resource, context);
+  const { db } = databaseOf(resource, context);
   const { unit, company } = feedScopeOf(resource, context.scope);
-  const order = changeOrder(adapter.name);
   return runCached<Row>(
     db,
     [PAGE, unit, company, before !== null, read],
-    () => {
-      let q = db
-        .selectFrom(CHANGES_TABLE)
-        .selectAll()
-        .where('resource', '=', param('resource'))
-        .where('record_id', '=', param('id'))
-        .where(keptInHistory(CHANGES_TABLE));
-      // Below the change of the revision `before` names: one range of the record's index.
-      if (before !== null)
-        q = q.where(
-          order,
-          '<',
-          db
-            .selectFrom(`${CHANGES_TABLE} as cursor`)
-            .select(`cursor.${order}`)
-            .where('cursor.seq', '=', param('before')),
-        );
-      // Literals, as scope.ts writes them: one statement per unit and company.
-      if (unit !== null) q = q.where('unit_id', '=', sql.lit(unit));
-      if (company !== null) q = q.where('company_id', '=', sql.lit(company));
-      return q.orderBy(order, 'desc').limit(sql.lit(read)); // MySQL binds no LIMIT
-    },
+    () =>
+      pageOf(
+        db
+          .selectFrom(`${CHANGES_TABLE} as r`)
+          .selectAll()
+          .where('r.resource', '=', param('resource'))
+          .where('r.record_id', '=', param('id')),
+        resource,
+        context,
+        'r',
+        before,
+      ).limit(sql.lit(read)), // MySQL binds no LIMIT
     before !== null
       ? { resource: resource.name, id: recordId, before }
       : { resource: resource.name, id: recordId },

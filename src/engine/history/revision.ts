@@ -3,7 +3,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import { CHANGE_STATE_TABLE, HISTORY_PRUNED } from '../../database/change-statements.js';
 import type { Row } from '../../model/entity.js';
-import type { Actor, ChangeAction, ChangeSet } from '../changes/change.js';
+import { type Actor, type ChangeAction, type ChangeSet, changeOf } from '../changes/change.js';
 import type { Resource } from '../definition/define-resource.js';
 
 export interface Revision {
@@ -23,19 +23,15 @@ export function storedRecordOf(row: Row): Row | null {
 
 /** A stored revision as the history answers it: its record projected as show projects it. */
 export function revisionOf(resource: Resource, row: Row): Revision {
-  const integer = (value: unknown) => (value == null ? null : Number(value));
+  const { seq, version, action, at, actor, changes } = changeOf(row, resource.keyIsInteger);
   const record = storedRecordOf(row);
   return {
-    seq: Number(row.seq),
-    version: integer(row.version),
-    action: row.action as ChangeAction,
-    at: new Date(Number(row.at)).toISOString(),
-    actor: {
-      user_id: integer(row.user_id),
-      token_id: integer(row.token_id),
-      via: row.via as Actor['via'],
-    },
-    changes: JSON.parse(String(row.changes)) as ChangeSet,
+    seq,
+    version,
+    action,
+    at,
+    actor,
+    changes,
     record: record === null ? null : resource.show(record),
   };
 }
