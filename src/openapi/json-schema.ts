@@ -51,7 +51,8 @@ export function recordSchema(
   const properties: Record<string, Schema> = {};
   for (const f of fields) {
     const schema = valueSchema(f.value);
-    properties[f.key] = f.nullable ? orNull(schema) : schema;
+    const value = f.nullable ? orNull(schema) : schema;
+    properties[f.key] = f.readOnly ? { ...value, readOnly: true } : value;
   }
   return {
     type: 'object',

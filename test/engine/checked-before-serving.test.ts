@@ -22,6 +22,8 @@ import type { ResourceRoute } from '../../src/engine/routes.js';
 import { defineEntity, type EntityDefinition } from '../../src/model/entity.js';
 import { belongsTo, hasMany } from '../../src/model/relations/relation.js';
 import { startService } from '../../src/service.js';
+import { runCli } from '../helpers/cli.js';
+import { SessionClient } from '../helpers/session-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** The suppliers' tables, as their migration would make them. */
@@ -179,6 +181,19 @@ describe('issue 36: every mistake in a resource stops the service before it serv
     });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.tax_id, 'NL 555');
+  });
+
+  it('a transformed field is output only (DESIGN.md 3.6): read-only in the admin form, readOnly in the OpenAPI document', async () => {
+    const session = await new SessionClient(server.url).signIn();
+    const described = await session.get('/app/resources');
+    const suppliers = described.body.data.find((r: { name: string }) => r.name === 'suppliers');
+    const field = (name: string) => suppliers.fields.find((f: { name: string }) => f.name === name);
+    assert.equal(field('tax_id').read_only, true);
+    assert.equal(field('name').read_only, false);
+    const doc = (await server.get('/api/openapi.json')).body;
+    const record = doc.components.schemas.Supplier;
+    assert.equal(record.properties.tax_id.readOnly, true);
+    assert.equal(record.properties.country.readOnly, undefined);
   });
 
   describe('found when declared (1-15)', () => {
@@ -449,6 +464,32 @@ describe('issue 36: every mistake in a resource stops the service before it serv
     });
     after(async () => {
       if (removed) await server.service.database.db.insertInto(LAST).values(removed).execute();
+    });
+
+    it('svc check fails naming it, and passes once it has run', async () => {
+      const env = { PATH: process.env.PATH, ...server.storageEnv, LOG_LEVEL: 'silent' };
+      const failed = await runCli(env, ['check']);
+      assert.equal(failed.code, 1, failed.stderr);
+      assert.match(
+        failed.stderr,
+        new RegExp(
+          `- Migrations have not run on DATABASE_URL .*: data/${String(removed?.name)}\\. Fix: run npx svc migrate`,
+        ),
+      );
+      await server.service.database.db.insertInto(LAST).values(removed!).execute();
+      try {
+        const passed = await runCli(env, ['check']);
+        assert.equal(passed.code, 0, passed.stderr);
+        assert.match(
+          passed.stdout,
+          /^7 resources match their database; every migration has run\.\n$/,
+        );
+      } finally {
+        await server.service.database.db
+          .deleteFrom(LAST)
+          .where('name', '=', String(removed?.name))
+          .execute();
+      }
     });
 
     it('stops the start with MIGRATE_ON_START=false, naming the migration, the resources, the setting and the fix', async () => {

@@ -27,6 +27,8 @@ export interface OutputField {
   readonly value: OutputValue;
   /** Whether null can be answered under the key (a field of a missing relation record, say). */
   readonly nullable: boolean;
+  /** A transformer's result (DESIGN.md 3.6): output only, never to be sent back. */
+  readonly readOnly?: boolean;
 }
 
 export type View = 'index' | 'show';
@@ -113,6 +115,6 @@ export function outputFields(resource: Resource, view: View): OutputField[] {
         }));
   // A transformer may answer anything for its field.
   return fields.map((f) =>
-    transformed.has(f.key) ? { ...f, value: { kind: 'any' }, nullable: true } : f,
+    transformed.has(f.key) ? { ...f, value: { kind: 'any' }, nullable: true, readOnly: true } : f,
   );
 }

@@ -64,7 +64,11 @@ function choicesOf(field: FieldDescription) {
   return null;
 }
 
-function fieldMeta(routes: readonly ResourceRoute[], field: FieldDescription): FieldMeta {
+function fieldMeta(
+  routes: readonly ResourceRoute[],
+  field: FieldDescription,
+  transformed: ReadonlySet<string> = new Set(),
+): FieldMeta {
   const reference = referenceTo(routes, field.references);
   return {
     name: field.name,
@@ -78,7 +82,8 @@ function fieldMeta(routes: readonly ResourceRoute[], field: FieldDescription): F
     min_length: field.minLength,
     choices: choicesOf(field),
     reference,
-    read_only: !field.writable,
+    // A transformed field is output only (DESIGN.md 3.6): shown, never sent back.
+    read_only: !field.writable || transformed.has(field.name),
     write_only: field.writeOnly,
   };
 }
@@ -192,7 +197,8 @@ export async function resourceMetadata(
       const described = describeFields(entity, resource.labels).filter(
         (f) => !entity.hidden.has(f.name) && !resource.hidden.has(f.name),
       );
-      const fields = described.map((f) => fieldMeta(routes, f));
+      const transformed = new Set(resource.transformedFields());
+      const fields = described.map((f) => fieldMeta(routes, f, transformed));
       const byName = new Map(fields.map((f) => [f.name, f]));
       const output = outputFields(resource, 'index');
       // Foreign keys whose record the list loads: the record's column names it instead.
