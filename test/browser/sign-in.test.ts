@@ -1,6 +1,7 @@
 // The admin front end, sign-in and shell (issue 18 item 2, DESIGN.md 3.7): the sign-in screen
 // and its 422 and 429 messages, the shell (the user's name, navigation from the metadata, unit
-// switcher, Sign out), an expired session sending the person to sign in and back where they were.
+// switcher, Sign out, the bell's one first read), an expired session sending the person to sign
+// in and back where they were, and no session probe (no 401) on the sign-in page without one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -186,6 +187,24 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     await page.waitForLoadState('networkidle');
     assert.deepStrictEqual(failures, []);
     await assertAccessible(page, 'the sign-in page');
+    await context.close();
+  });
+
+  it('a full load of a list reads the bell’s notifications once (real time off: the poll’s first read)', async () => {
+    const context = await admin.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(admin.url('/admin/login?next=%2Fadmin%2Fr%2Fgroups'));
+    await signIn(page);
+    await page.getByText('Editors', { exact: true }).waitFor();
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/app/notifications?per_page=')) reads.push(r.url());
+    });
+    await page.reload();
+    await page.getByText('Editors', { exact: true }).waitFor();
+    await page.getByRole('button', { name: /^Notifications, 0 unread$/ }).waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.deepStrictEqual(reads, [admin.url('/app/notifications?per_page=5')]);
     await context.close();
   });
 
