@@ -8,7 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildWeb } from '../../scripts/build-web.mjs';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from './test-server.js';
+import {
+  ADMIN_PASSWORD,
+  startTestServer,
+  type TestServer,
+  type TestServerOptions,
+} from './test-server.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -66,10 +71,13 @@ export function launchChromium(args: readonly string[] = []): Promise<Browser> {
   });
 }
 
-export async function startAdmin(env: Record<string, string> = {}): Promise<AdminHarness> {
+export async function startAdmin(
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<AdminHarness> {
   await buildWeb();
   const browser = await launchChromium();
-  const server = await startTestServer(env, { anonymous: true });
+  const server = await startTestServer(env, { ...options, anonymous: true });
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
     locale: 'en-GB',
