@@ -1,0 +1,117 @@
+// docs/development.md "Adding a resource", built exactly as written into a copy of the
+// repository: its `npx svc make:...` commands run through the real CLI, its file blocks written
+// over what they scaffolded, in the page's order; then the page's own test (the conformance kit)
+// runs on the copy, on the engine of the pass. The supplier costs at most 40 lines of its own
+// and touches nothing outside src/app/ and its migration folder.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { it } from 'node:test';
+import { ROOT, SVC } from '../helpers/cli.js';
+
+const PAGE = fs.readFileSync(path.join(ROOT, 'docs/development.md'), 'utf8');
+const SECTION = PAGE.slice(PAGE.indexOf('## Adding a resource'), PAGE.indexOf('## Layout'));
+
+/** The page's steps in order: a command line, or a file block (its first line names the file). */
+type Step = { readonly command: string[] } | { readonly file: string; readonly text: string };
+
+/** Splits a shell line into words, keeping "quoted" ones whole. */
+function words(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
+}
+
+function steps(): Step[] {
+  const out: Step[] = [];
+  for (const [, lang, body = ''] of SECTION.matchAll(/```(\w+)\n([\s\S]*?)```/g)) {
+    if (lang === 'sh') {
+      for (const line of body.split('\n'))
+        if (line.startsWith('npx svc ')) out.push({ command: words(line).slice(2) });
+    } else {
+      const first = /^\/\/ ((?:src|test)\/\S+\.ts)\n/.exec(body);
+      if (first?.[1]) out.push({ file: first[1], text: body.slice(first[0].length) });
+    }
+  }
+  return out;
+}
+
+/** Every file under `dir`, relative to it, with its text. */
+function tree(dir: string, base = dir): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) for (const [k, v] of tree(full, base)) files.set(k, v);
+    else files.set(path.relative(base, full), fs.readFileSync(full, 'utf8'));
+  }
+  return files;
+}
+
+/** Lines of code (not blank, not a comment) of a text. */
+const codeLines = (text: string) =>
+  text.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('//'));
+
+const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-worked-example-'));
+// Removed at exit: the page's test, imported below, runs after this file's own.
+process.once('exit', () => fs.rmSync(copy, { recursive: true, force: true }));
+for (const entry of ['src', 'test', 'package.json', 'tsconfig.json', 'biome.jsonc', '.gitignore'])
+  fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
+fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+const before = tree(path.join(copy, 'src'));
+
+const doc = steps();
+for (const step of doc) {
+  if ('command' in step) {
+    // `npm run build` is what `npx svc` needs; the copy runs the CLI from its sources instead.
+    execFileSync(
+      process.execPath,
+      [...SVC.slice(0, 2), path.join(copy, 'src/cli/main.ts'), ...step.command],
+      {
+        cwd: copy,
+        stdio: 'pipe',
+      },
+    );
+  } else if (step.file.startsWith('src/')) {
+    fs.writeFileSync(path.join(copy, step.file), step.text);
+  }
+}
+const afterwards = tree(path.join(copy, 'src'));
+const changed = [...afterwards.keys()].filter((file) => afterwards.get(file) !== before.get(file));
+
+it('the page runs make:resource and make:migration, and writes the entity and the resource', () => {
+  assert.deepEqual(
+    doc.filter((s) => 'command' in s).map((s) => ('command' in s ? s.command[0] : '')),
+    ['make:resource', 'make:migration'],
+  );
+  assert.deepEqual(
+    doc.filter((s) => 'file' in s).map((s) => ('file' in s ? s.file : '')),
+    [
+      'src/app/entities/supplier.ts',
+      'src/app/resources/suppliers.ts',
+      'test/resources/suppliers.test.ts',
+    ],
+  );
+});
+
+it('the supplier touches only src/app/ and its migration folder, in at most 40 lines of its own', () => {
+  const [entity, resource, routes, migration, ...others] = changed.sort();
+  assert.deepEqual(
+    [entity, resource, routes, others],
+    ['app/entities/supplier.ts', 'app/resources/suppliers.ts', 'app/routes.ts', []],
+  );
+  assert.match(migration ?? '', /^database\/migrations\/data\/\d{4}-create-suppliers\.ts$/);
+  const routeLines = codeLines(afterwards.get('app/routes.ts') ?? '').filter(
+    (line) => !codeLines(before.get('app/routes.ts') ?? '').includes(line),
+  );
+  const own =
+    codeLines(afterwards.get('app/entities/supplier.ts') ?? '').length +
+    codeLines(afterwards.get('app/resources/suppliers.ts') ?? '').length +
+    routeLines.length;
+  assert.ok(own <= 40, `the supplier takes ${own} lines`);
+});
+
+// The page's own test, on the copy (its kit, its routes, its migrations).
+const test = doc.find((s) => 'file' in s && s.file.startsWith('test/'));
+assert.ok(test && 'file' in test);
+fs.writeFileSync(path.join(copy, test.file), test.text);
+await import(path.join(copy, test.file));
