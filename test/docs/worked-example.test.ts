@@ -4,12 +4,11 @@
 // runs on the copy, on the engine of the pass. The supplier costs at most 40 lines of its own
 // and touches nothing outside src/app/ and its migration folder.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
-import { ROOT, SVC } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { copyRepository } from '../helpers/repository-copy.js';
 
 const PAGE = fs.readFileSync(path.join(ROOT, 'docs/development.md'), 'utf8');
 const SECTION = PAGE.slice(PAGE.indexOf('## Adding a resource'), PAGE.indexOf('## Layout'));
@@ -36,46 +35,23 @@ function steps(): Step[] {
   return out;
 }
 
-/** Every file under `dir`, relative to it, with its text. */
-function tree(dir: string, base = dir): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) for (const [k, v] of tree(full, base)) files.set(k, v);
-    else files.set(path.relative(base, full), fs.readFileSync(full, 'utf8'));
-  }
-  return files;
-}
-
 /** Lines of code (not blank, not a comment) of a text. */
 const codeLines = (text: string) =>
   text.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('//'));
 
-const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-worked-example-'));
-// Removed at exit: the page's test, imported below, runs after this file's own.
-process.once('exit', () => fs.rmSync(copy, { recursive: true, force: true }));
-for (const entry of ['src', 'test', 'package.json', 'tsconfig.json', 'biome.jsonc', '.gitignore'])
-  fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
-fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
-const before = tree(path.join(copy, 'src'));
+const copy = copyRepository();
+const before = copy.sources();
 
 const doc = steps();
 for (const step of doc) {
   if ('command' in step) {
     // `npm run build` is what `npx svc` needs; the copy runs the CLI from its sources instead.
-    execFileSync(
-      process.execPath,
-      [...SVC.slice(0, 2), path.join(copy, 'src/cli/main.ts'), ...step.command],
-      {
-        cwd: copy,
-        stdio: 'pipe',
-      },
-    );
+    copy.svc(step.command);
   } else if (step.file.startsWith('src/')) {
-    fs.writeFileSync(path.join(copy, step.file), step.text);
+    fs.writeFileSync(path.join(copy.root, step.file), step.text);
   }
 }
-const afterwards = tree(path.join(copy, 'src'));
+const afterwards = copy.sources();
 const changed = [...afterwards.keys()].filter((file) => afterwards.get(file) !== before.get(file));
 
 it('the page runs make:resource and make:migration, and writes the entity and the resource', () => {
@@ -113,5 +89,5 @@ it('the supplier touches only src/app/ and its migration folder, in at most 40 l
 // The page's own test, on the copy (its kit, its routes, its migrations).
 const test = doc.find((s) => 'file' in s && s.file.startsWith('test/'));
 assert.ok(test && 'file' in test);
-fs.writeFileSync(path.join(copy, test.file), test.text);
-await import(path.join(copy, test.file));
+fs.writeFileSync(path.join(copy.root, test.file), test.text);
+await import(path.join(copy.root, test.file));
