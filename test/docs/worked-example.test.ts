@@ -86,6 +86,26 @@ it('the supplier touches only src/app/ and its migration folder, in at most 40 l
   assert.ok(own <= 40, `the supplier takes ${own} lines`);
 });
 
+it('the supplier is described in /api/openapi.json and /app/resources, with its abilities', async () => {
+  const helpers = await import(path.join(copy.root, 'test/helpers/test-server.ts'));
+  const server = await helpers.startTestServer();
+  try {
+    const document = (await server.get('/api/openapi.json')).body;
+    assert.deepEqual(document.paths['/api/suppliers'].get['x-abilities'], ['suppliers.read']);
+    assert.ok(document.paths['/api/suppliers/{supplier}'].patch);
+    const { SessionClient } = await import(path.join(copy.root, 'test/helpers/session-client.ts'));
+    const described = await (await new SessionClient(server.url).signIn()).get('/app/resources');
+    assert.equal(described.status, 200, described.text);
+    const supplier = described.body.data.find((r: { name: string }) => r.name === 'suppliers');
+    assert.deepEqual(
+      supplier.details.map((d: { name: string }) => d.name),
+      ['contacts', 'addresses'],
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 // The page's own test, on the copy (its kit, its routes, its migrations).
 const test = doc.find((s) => 'file' in s && s.file.startsWith('test/'));
 assert.ok(test && 'file' in test);
