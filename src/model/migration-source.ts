@@ -20,8 +20,9 @@ const TYPES: Record<DeclaredColumn['kind'], (c: DeclaredColumn) => string> = {
 const literal = (value: ColumnDefault): string =>
   typeof value === 'object' ? `sql\`${value.sql}\`` : JSON.stringify(value).replace(/"/g, "'");
 
-function addColumn(column: DeclaredColumn): string {
+function addColumn(column: DeclaredColumn, primaryKey = false): string {
   const modifiers = [
+    primaryKey ? 'primaryKey()' : '',
     column.notNull ? 'notNull()' : '',
     column.default !== undefined ? `defaultTo(${literal(column.default)})` : '',
     column.unique ? 'unique()' : '',
@@ -44,7 +45,7 @@ export function migrationSource(plan: MigrationPlan, command: string): string {
     const rest = table.columns.filter((c) => !(keyed && c.name === table.primaryKey));
     up.push(
       `  await ${keyed ? 't\n    .id(' : 't\n    .table('}db.schema.createTable('${table.table}'))`,
-      ...rest.map((c) => `    ${addColumn(c)}`),
+      ...rest.map((c) => `    ${addColumn(c, c.name === table.primaryKey)}`),
       '    .execute();',
     );
     down.unshift(`  await db.schema.dropTable('${table.table}').execute();`);
