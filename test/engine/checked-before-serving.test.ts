@@ -111,7 +111,8 @@ function supplierEntity(
     },
     rules: (id) => ({
       name: ['required', 'string', 'max:120'],
-      tax_id: ['nullable', 'string', 'max:20', `unique:fx_suppliers,tax_id,${id ?? 'NULL'}`],
+      // No max: the column's length (varchar(20)) is the rule.
+      tax_id: ['nullable', 'string', `unique:fx_suppliers,tax_id,${id ?? 'NULL'}`],
       country: ['nullable', 'in:NL,BE,DE'],
       active: ['nullable', 'in:Y,N'],
       created_by: ['nullable', 'integer', 'exists:users,id'],
@@ -181,6 +182,23 @@ describe('issue 36: every mistake in a resource stops the service before it serv
     });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.tax_id, 'NL 555');
+  });
+
+  it("a value longer than its column is the max rule's 422 on its field, on every engine", async () => {
+    const tooLong = await server.post('/api/suppliers', {
+      name: 'Long tax id',
+      tax_id: 'x'.repeat(21),
+      contacts: [{ name: 'Bo', email: `${'b'.repeat(250)}@x.example` }],
+    });
+    assert.equal(tooLong.status, 422, tooLong.text);
+    assert.deepEqual(tooLong.body.errors, {
+      tax_id: ['The tax id field must not be greater than 20 characters.'],
+      'contacts.0.email': ['The contacts.0.email field must not be greater than 255 characters.'],
+    });
+    // At the column's length it is stored, unchanged.
+    const fits = await server.post('/api/suppliers', { name: 'Fits', tax_id: 'y'.repeat(20) });
+    assert.equal(fits.status, 201, fits.text);
+    assert.equal(fits.body.tax_id, 'Y'.repeat(20));
   });
 
   it('a transformed field is output only (DESIGN.md 3.6): read-only in the admin form, readOnly in the OpenAPI document', async () => {
