@@ -23,6 +23,8 @@ interface FeedState {
   /** The numbering under way, and the one asked for meanwhile (it may miss a later commit). */
   running: Promise<void> | null;
   queued: Promise<void> | null;
+  /** When the last run began (epoch ms). */
+  started: number;
 }
 
 const states = new WeakMap<Database, FeedState>();
@@ -30,7 +32,10 @@ const states = new WeakMap<Database, FeedState>();
 function stateOf(database: Database): FeedState {
   let state = states.get(database);
   if (!state)
-    states.set(database, (state = { known: 0, listeners: new Set(), running: null, queued: null }));
+    states.set(
+      database,
+      (state = { known: 0, listeners: new Set(), running: null, queued: null, started: 0 }),
+    );
   return state;
 }
 
@@ -76,6 +81,13 @@ export function changesAppended(database: Database, appended: readonly AppendedC
 }
 
 /**
+ * Numbering runs follow one another at least this far apart: under a steady stream of writes a
+ * run then serves every commit of the gap (each run is a transaction of its own, with its own
+ * WAL flush), at the cost of delaying their pushes by as much. An idle database numbers at once.
+ */
+export const NUMBERING_GAP_MS = 3;
+
+/**
  * Numbers the committed changes of `database` that have no seq yet (PostgreSQL, MySQL), in runs
  * that follow one another; answers once a run that began after the call has ended, so the
  * caller's committed changes are numbered. Callers during a run share the next one.
@@ -86,7 +98,9 @@ export function numberCommitted(database: Database): Promise<void> {
   if (!state.running) return startNumbering(database, state);
   const queued = state.running
     .catch(() => undefined)
-    .then(() => {
+    .then(async () => {
+      const wait = state.started + NUMBERING_GAP_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       state.queued = null;
       return startNumbering(database, state);
     });
@@ -102,6 +116,7 @@ export async function numberingSettled(database: Database): Promise<void> {
 }
 
 function startNumbering(database: Database, state: FeedState): Promise<void> {
+  state.started = Date.now();
   const run = numberAll(database).finally(() => {
     if (state.running === run) state.running = null;
   });
