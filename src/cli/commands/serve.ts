@@ -1,5 +1,6 @@
-// svc serve: migrate, then listen on HOST:PORT until SIGTERM/SIGINT, closing gracefully. With
-// --workers N (or WORKERS) the process becomes a node:cluster primary that migrates and
+// svc serve: migrate (unless MIGRATE_ON_START=false), check the resources against their
+// databases (issue 36: a problem stops the start), then listen on HOST:PORT until SIGTERM/SIGINT,
+// closing gracefully. With --workers N (or WORKERS) the process becomes a node:cluster primary that migrates and
 // bootstraps once, then runs N workers on the same port.
 import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
@@ -85,7 +86,8 @@ async function serveHere(config: Config, prepared: boolean): Promise<never> {
 }
 
 export const serve: Command = {
-  summary: 'Run the HTTP service (migrates first); the production entry point',
+  summary:
+    'Run the HTTP service (migrates, then checks every resource against its databases); the production entry point',
   usage: '[--workers=<n>]',
   options: {
     workers: {
