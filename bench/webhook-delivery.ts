@@ -1,6 +1,7 @@
 // Webhook deliveries (issue 34, docs/performance.md "Webhooks"): one svc instance in this
 // process with --endpoints endpoints (every one subscribed to import-templates.*) on a local
 // receiver (node:http, also in this process), then
+//   warm-up     --rate creates per second for --warmup seconds, not counted
 //   latency     --rate creates per second for --seconds: the time from each change's commit
 //               (its `at`) to the first arrival of its delivery at each endpoint, p50 / p99
 //   throughput  --backlog creates as fast as 8 clients go: deliveries received per second, from
@@ -9,7 +10,7 @@
 //               receiver opened again: deliveries received per second from then to the last (what
 //               one instance sustains, without the creates' own cost)
 //   npx tsx bench/webhook-delivery.ts [--url postgres://...] [--endpoints 5] [--rate 100]
-//     [--seconds 10] [--backlog 2000]
+//     [--seconds 10] [--backlog 2000] [--warmup 3] [--verbose]
 // Without --url: a fresh SQLite database in a temporary DATA_DIR. The receiver is a process of
 // its own (bench/webhook-receiver.mjs); the clients that write share svc's event loop.
 // --verbose: each second, the writes answered, the deliveries received and those pending.
@@ -33,6 +34,7 @@ const endpoints = Number(arg('endpoints', '5'));
 const rate = Number(arg('rate', '100'));
 const seconds = Number(arg('seconds', '10'));
 const backlog = Number(arg('backlog', '2000'));
+const warmup = Number(arg('warmup', '3'));
 const url = arg('url', '');
 
 // The receiver: a process of its own (bench/webhook-receiver.mjs).
@@ -100,9 +102,10 @@ const settle = async (expected: number) => {
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 // --verbose: each second, the writes answered, the deliveries received and those pending.
+let progress: NodeJS.Timeout | undefined;
 if (argv.includes('--verbose')) {
   const started = Date.now();
-  setInterval(async () => {
+  progress = setInterval(async () => {
     const [pending] = await service.database.db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll().as('n'))
@@ -114,18 +117,28 @@ if (argv.includes('--verbose')) {
   }, 1000).unref();
 }
 
+/** `count` creates at `rate` per second, each answered. */
+const steady = async (count: number) => {
+  const start = Date.now();
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    writes.push(create());
+  }
+  await Promise.all(writes);
+};
+
+// Warm-up (JIT, connections, tsx's compiling): --warmup seconds at the rate, not counted.
+await steady(rate * warmup);
+await settle(rate * warmup * endpoints);
+await ask({ reset: true });
+
 // Latency at a steady rate.
-const total = rate * seconds;
-const start = Date.now();
-const writes: Promise<unknown>[] = [];
-for (let i = 0; i < total; i++) {
-  const due = start + (i * 1000) / rate;
-  const wait = due - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  writes.push(create());
-}
-await Promise.all(writes);
-await settle(total * endpoints);
+const total = rate * (seconds + warmup);
+await steady(rate * seconds);
+await settle(rate * seconds * endpoints);
 const latencies = (await ask({ latencies: true })).latencies as number[];
 console.log(
   `latency  ${rate} writes/s x ${seconds} s, ${endpoints} endpoints: ${latencies.length} deliveries, commit to first arrival p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms, max ${latencies.at(-1)} ms`,
@@ -161,6 +174,7 @@ const last = await stats();
 console.log(
   `drain  ${backlog} creates waiting for the receiver, ${endpoints} endpoints: ${last.arrived - drainBefore} deliveries in ${drained.toFixed(1)} s = ${Math.round((last.arrived - drainBefore) / drained)} per second`,
 );
+clearInterval(progress);
 await service.close();
 receiver.send({ exit: true });
 fs.rmSync(dataDir, { recursive: true, force: true });

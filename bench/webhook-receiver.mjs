@@ -2,7 +2,7 @@
 // does not also serve it: answers 204 to each delivery and keeps each one's first arrival. Asked
 // over IPC, each message with an id its answer repeats: {port}; {stats} -> {arrived, received};
 // {latencies} -> the sorted first-arrival times after commit (ms); {close} / {open} -> its port
-// closed / opened again.
+// closed / opened again; {reset} -> nothing kept (after the warm-up).
 import http from 'node:http';
 
 /** First arrival (ms) per `<endpoint> <seq>`, and the commit time of each seq. */
@@ -31,6 +31,8 @@ const listen = () =>
     }),
   );
 await listen();
+// The bench is gone (ended or failed): so is its receiver.
+process.on('disconnect', () => process.exit(0));
 process.on('message', async (message) => {
   const { id } = message;
   if (message.port) process.send({ id, port });
@@ -46,6 +48,12 @@ process.on('message', async (message) => {
   }
   if (message.open) {
     await listen();
+    process.send({ id });
+  }
+  if (message.reset) {
+    arrived.clear();
+    committedAt.clear();
+    received = 0;
     process.send({ id });
   }
   if (message.exit) process.exit(0);

@@ -8,6 +8,7 @@
 // only its own endpoint's lane.
 import type { WebhookConfig } from '../config/config.js';
 import type { Database } from '../database/database.js';
+import { TAIL_BATCH } from '../engine/changes/change-tail.js';
 import { numberCommitted, onChangesCommitted } from '../engine/changes/committed.js';
 import { Gate } from '../support/gate.js';
 import type { WarnLog } from '../support/warn-log.js';
@@ -153,14 +154,20 @@ export class WebhookWorker {
     const { system, databases, integerKey, log } = this.options;
     try {
       this.endpoints = await hasActiveEndpoints(system);
-      const given = new Set<number>();
       for (const { key, database } of databases) {
         // A change a killed writer committed but did not number gets its seq first.
         if (catchUp) await numberCommitted(database);
-        while ((await fanOut(system, key, database, integerKey, this.clock(), given)) > 0);
+        // Each read's deliveries go out at once: under steady writes the log always has more.
+        // Past a full read the rest is read at once; after a shorter one, by the next pass (the
+        // commits since woke it).
+        for (let read = TAIL_BATCH; read >= TAIL_BATCH; ) {
+          const given = new Set<number>();
+          read = await fanOut(system, key, database, integerKey, this.clock(), given);
+          for (const webhookId of given) this.deliver(webhookId);
+        }
       }
       await this.prune();
-      for (const webhookId of catchUp ? await endpointIds(system) : given) this.deliver(webhookId);
+      if (catchUp) for (const webhookId of await endpointIds(system)) this.deliver(webhookId);
     } catch (error) {
       log.warn({ err: error }, 'Delivering webhooks failed; trying again shortly.');
     }
