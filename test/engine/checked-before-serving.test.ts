@@ -437,7 +437,7 @@ describe('issue 36: every mistake in a resource stops the service before it serv
       const entity = supplierEntity({ casts: { id: 'integer', country: 'integer' } });
       await refusedAtStart(
         route(supplierConfig(entity)),
-        /column "fx_suppliers\.country" is [a-z ]+(\(2\))? on DATABASE_URL, which cannot hold a integer \(its cast\)\. Fix: change the cast/,
+        /column "fx_suppliers\.country" is [a-z ]+(\(2\))? on DATABASE_URL, which cannot hold an integer \(its cast\)\. Fix: change the cast/,
       );
     });
     it('two resources filed under one name', async () => {

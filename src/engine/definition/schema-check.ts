@@ -96,7 +96,14 @@ export async function checkSchema(
       }
       if (notRun.length > 0) pending.push(`${where.name}${using}: ${notRun.join(', ')}`);
       const schema = await introspectSchema(where.database, [...new Set(mine.map((n) => n.table))]);
-      for (const need of mine) for (const p of compare(need, schema, where.name)) problems.add(p);
+      // A missing table is said once per resource, whatever names it.
+      const missing = new Set<string>();
+      for (const need of mine) {
+        const key = `${need.resource}\u0000${need.table}`;
+        if (missing.has(key)) continue;
+        if (!schema.has(need.table)) missing.add(key);
+        for (const p of compare(need, schema, where.name)) problems.add(p);
+      }
       for (const need of mine) if (need.entity) keepLengths(need.entity, schema, lengths);
     }),
   );
@@ -250,7 +257,7 @@ function compare(need: Need, schema: StoredSchema, where: string): string[] {
     const cast = need.entity?.casts[column];
     if (cast && !CAST_TYPES[cast].test(stored.type))
       problems.push(
-        `${at}: column "${need.table}.${column}" is ${stored.type} on ${where}, which cannot hold a ${cast} (its cast). Fix: change the cast, or change the column's type in a migration.`,
+        `${at}: column "${need.table}.${column}" is ${stored.type} on ${where}, which cannot hold ${cast === 'integer' ? 'an' : 'a'} ${cast} (its cast). Fix: change the cast, or change the column's type in a migration.`,
       );
   }
   if (need.entity) problems.push(...lengthProblems(need.entity, table, at, where));
