@@ -11,7 +11,7 @@ import { registerSessionRoutes } from './auth/session/session-routes.js';
 import { registerTokenAdminRoutes } from './auth/tokens/token-admin-routes.js';
 import type { Config } from './config/config.js';
 import { persistentSecret } from './config/secrets.js';
-import { connectDatabase } from './database/connect.js';
+import { type ConnectOptions, connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
@@ -83,9 +83,14 @@ interface StartLog {
 
 /** Opens DATABASE_URL and brings its schema up to date (unless MIGRATE_ON_START=false). */
 export async function openDatabase(config: Config): Promise<Database> {
-  const database = connectDatabase(config.databaseUrl, config);
+  const database = connectDatabase(config.databaseUrl, withReplicas(config));
   if (config.migrateOnStart) await migrate(database.db, MIGRATION_SETS);
   return database;
+}
+
+/** DATABASE_URL's connect options: its read replicas besides the pool (DESIGN.md 3.12). */
+function withReplicas(config: Config): ConnectOptions {
+  return { ...config, replicas: config.readReplicas };
 }
 
 /**
@@ -170,7 +175,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
   const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
   const database = options.prepared
-    ? connectDatabase(config.databaseUrl, config)
+    ? connectDatabase(config.databaseUrl, withReplicas(config))
     : await openDatabase(config);
   const resources = options.resources ?? serviceRoutes;
   let unchecked: string | null = null;
@@ -335,6 +340,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
   app.addHook('onClose', async () => shared.close());
   shared.redis?.reportTo(app.log);
   if (unchecked !== null) app.log.error(startingAnyway(unchecked));
+  if (!config.pool.pooler && database.behindPooler?.())
+    app.log.warn(
+      'DATABASE_URL refused a startup parameter, as PgBouncer does: running as with DB_POOLER=transaction (set it to say so).',
+    );
   if (!options.prepared) await firstStart(database, config, app.log, options.onAdminPassword);
   if (!notifications) throw new Error('buildApp did not register the service routes');
   return { app, database, unitDatabases, notifications, realtime, close: () => app.close() };

@@ -1,6 +1,7 @@
 // npm test: every *.test.ts under test/, through node:test with tsx for TypeScript; first on
 // SQLite, then again on PostgreSQL and MariaDB/MySQL when TEST_POSTGRES_URL / TEST_MYSQL_URL are
-// set (test/helpers/engines.ts gives each test server a database of its own there).
+// set (test/helpers/engines.ts gives each test server a database of its own there), and on
+// PostgreSQL through PgBouncer in transaction mode when TEST_POSTGRES_POOLER_URL is set too.
 //   node test/run.mjs [path-substring...]        every engine whose URL is set
 //   SVC_TEST_ENGINES=postgres node test/run.mjs  only those engines
 // Before it starts it says which engines and service suites run and which are skipped, and why;
@@ -32,6 +33,19 @@ const ENGINES = [
     variable: 'TEST_POSTGRES_URL',
   },
   { name: 'mysql', label: 'MariaDB/MySQL', url: env.TEST_MYSQL_URL, variable: 'TEST_MYSQL_URL' },
+  {
+    // The PostgreSQL suites again, each server reaching its database through PgBouncer in
+    // transaction mode (DESIGN.md 3.12); the databases are made and dropped on TEST_POSTGRES_URL.
+    name: 'postgres-pooler',
+    label: 'PostgreSQL through PgBouncer',
+    url: env.TEST_POSTGRES_POOLER_URL,
+    variable: 'TEST_POSTGRES_POOLER_URL',
+    engine: 'postgres',
+    needs: 'TEST_POSTGRES_URL',
+    env: { SVC_TEST_POOLER_URL: env.TEST_POSTGRES_POOLER_URL },
+    // CI leaves out the suites that add time but no statement of another kind (.ci/run).
+    exclude: env.TEST_POSTGRES_POOLER_EXCLUDE?.split(',').filter(Boolean) ?? [],
+  },
 ];
 const chosen = env.SVC_TEST_ENGINES?.split(',');
 
@@ -46,11 +60,16 @@ const SERVICES = [
     suites: 'pool settings and database outage (test/resilience)',
     needs: ['TEST_POSTGRES_URL|TEST_MYSQL_URL'],
     // They run in the PostgreSQL and MariaDB passes, not beside SQLite.
-    inPass: ['postgres', 'mysql'],
+    inPass: ['postgres', 'mysql', 'postgres-pooler'],
   },
   {
     suites: 'unit databases on a PostgreSQL main database (test/units)',
     needs: ['TEST_POSTGRES_URL'],
+  },
+  {
+    suites: 'reads from a streaming replica (test/replicas)',
+    needs: ['TEST_POSTGRES_URL', 'TEST_POSTGRES_REPLICA_URL'],
+    inPass: ['postgres'],
   },
 ];
 
@@ -130,7 +149,8 @@ async function dropTestDatabases(engine, url, which) {
 
 async function dropEverywhere(which) {
   for (const engine of ENGINES) {
-    if (engine.name === 'sqlite' || !engine.url) continue;
+    // The pooler pass's databases live on TEST_POSTGRES_URL's server (the PostgreSQL entry).
+    if (engine.name === 'sqlite' || engine.engine || !engine.url) continue;
     try {
       const dropped = await dropTestDatabases(engine, engine.url, which);
       if (dropped > 0)
@@ -152,7 +172,9 @@ const planned = ENGINES.map((engine) => ({
       ? `not in SVC_TEST_ENGINES=${env.SVC_TEST_ENGINES}`
       : !engine.url
         ? `${engine.variable} is not set`
-        : null,
+        : engine.needs && !env[engine.needs]
+          ? `${engine.needs} is not set`
+          : null,
 }));
 const has = (need) => need.split('|').some((variable) => env[variable]);
 console.log(`# svc tests: ${files.length} test file${files.length === 1 ? '' : 's'}`);
@@ -173,7 +195,9 @@ for (const service of SERVICES) {
         : '';
   console.log(`#   ${why ? 'skip' : 'run '}  ${service.suites}${why ? `: ${why}` : ''}`);
 }
-console.log('# (.ci/run sets TEST_POSTGRES_URL, TEST_MYSQL_URL and TEST_REDIS_URL.)\n');
+console.log(
+  '# (.ci/run sets TEST_POSTGRES_URL, TEST_MYSQL_URL and TEST_REDIS_URL, and starts PgBouncer and a replica for TEST_POSTGRES_POOLER_URL and TEST_POSTGRES_REPLICA_URL.)\n',
+);
 
 // ---- the run -----------------------------------------------------------------------------
 
@@ -188,19 +212,24 @@ const stopOn = (signal) => {
 process.on('SIGINT', () => stopOn('SIGINT'));
 process.on('SIGTERM', () => stopOn('SIGTERM'));
 
+/** The files of `engine`'s pass: all, less those under its `exclude` paths. */
+const filesOf = (engine) =>
+  files.filter((file) => !(engine.exclude ?? []).some((prefix) => file.startsWith(prefix)));
+
 function runEngine(engine, summaryFile) {
   return new Promise((resolve) => {
     current = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=./test/reporter.mjs', ...files],
+      ['--import', 'tsx', '--test', '--test-reporter=./test/reporter.mjs', ...filesOf(engine)],
       {
         stdio: 'inherit',
         env: {
           ...env,
-          SVC_TEST_ENGINE: engine.name,
+          ...engine.env,
+          SVC_TEST_ENGINE: engine.engine ?? engine.name,
           SVC_TEST_RUN: RUN,
           SVC_TEST_SUMMARY: summaryFile,
-          SVC_TEST_FILES: String(files.length),
+          SVC_TEST_FILES: String(filesOf(engine).length),
         },
       },
     );
@@ -214,7 +243,11 @@ const results = [];
 try {
   for (const engine of planned) {
     if (engine.skip || interrupted) continue;
-    console.log(`# ${engine.label}: ${files.length} test files\n`);
+    const own = filesOf(engine).length;
+    if (own === 0) continue;
+    console.log(
+      `# ${engine.label}: ${own} test files${own < files.length ? ` (not ${engine.exclude.join(', ')}: TEST_POSTGRES_POOLER_EXCLUDE)` : ''}\n`,
+    );
     const summaryFile = path.join(tmp, `${engine.name}.json`);
     const started = Date.now();
     const exit = await runEngine(engine, summaryFile);

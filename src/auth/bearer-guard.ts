@@ -4,9 +4,11 @@
 // re-validation; the route's abilities (all required) are checked by the guard. On PostgreSQL a
 // list, show, create or update may carry the same checks in its own statement instead
 // (carryBearerCheck; a write in its reload, settled before its commit).
+
 import type { FastifyRequest } from 'fastify';
 import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
+import { asBookkeeping } from '../database/reading-caller.js';
 import type { UnknownConnection } from '../database/unit-databases.js';
 import { errors } from '../errors.js';
 import type { RequestState } from '../kernel/request-state.js';
@@ -79,11 +81,13 @@ export async function authenticateBearer(
 
   let usedAt = identity.lastUsedAt;
   if (usedAt === null || now - usedAt >= LAST_USED_EVERY_MS) {
-    await system.db
-      .updateTable('api_tokens')
-      .set({ last_used_at: system.adapter.toTimestamp(new Date(now)) })
-      .where('id', '=', identity.tokenId)
-      .execute();
+    await asBookkeeping(() =>
+      system.db
+        .updateTable('api_tokens')
+        .set({ last_used_at: system.adapter.toTimestamp(new Date(now)) })
+        .where('id', '=', identity.tokenId)
+        .execute(),
+    );
     usedAt = now;
   }
   rememberToken(system, hash, windowIp, identity, usedAt);

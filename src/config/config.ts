@@ -57,7 +57,11 @@ export interface Config {
     readonly size: number;
     readonly statementTimeoutMs: number;
     readonly connectTimeoutMs: number;
+    /** DB_POOLER: `transaction` behind PgBouncer in transaction mode (DESIGN.md 3.12). */
+    readonly pooler: 'transaction' | null;
   };
+  /** DATABASE_READ_URL and DB_REPLICA_MAX_LAG_MS: read replicas of a PostgreSQL DATABASE_URL (DESIGN.md 3.12). */
+  readonly readReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number };
   /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
   readonly realtime: RealtimeConfig;
   /** The signed-request driver under /_mad/rest-driver/* (issue 6, docs/driver.md "Signed-request driver"). */
@@ -163,6 +167,35 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return n;
+}
+
+/** DATABASE_READ_URL: comma-separated PostgreSQL URLs, beside a PostgreSQL DATABASE_URL. */
+function readReplicas(env: Env, databaseUrl: string): Config['readReplicas'] {
+  const urls = (env.DATABASE_READ_URL ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  for (const url of urls)
+    if (!/^postgres(ql)?:\/\//.test(url))
+      throw new ConfigError(
+        'DATABASE_READ_URL must list postgres:// URLs (read replicas of a PostgreSQL DATABASE_URL)',
+      );
+  if (urls.length > 0 && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError(
+      'DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (the primary it replicates)',
+    );
+  return Object.freeze({
+    urls: Object.freeze(urls),
+    maxLagMs: int(env, 'DB_REPLICA_MAX_LAG_MS', 1_000, 0, 3_600_000),
+  });
+}
+
+/** DB_POOLER: empty (direct; a pooler that refuses startup parameters is detected) or `transaction`. */
+function pooler(env: Env): 'transaction' | null {
+  const raw = env.DB_POOLER;
+  if (raw === undefined || raw === '') return null;
+  if (raw === 'transaction') return 'transaction';
+  throw new ConfigError(`DB_POOLER must be "transaction" or empty, got "${raw}"`);
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -320,11 +353,12 @@ export function loadConfig(env: Env = process.env): Config {
       `SQLITE_SYNCHRONOUS must be OFF, NORMAL, FULL or EXTRA, got "${synchronous}"`,
     );
   }
+  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'svc.sqlite')}`;
   return Object.freeze({
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000, 0, 65535),
     dataDir,
-    databaseUrl: env.DATABASE_URL || `sqlite:${path.join(dataDir, 'svc.sqlite')}`,
+    databaseUrl,
     dbConnections: Object.freeze(connections(env)),
     migrateOnStart: bool(env, 'MIGRATE_ON_START', true),
     startWithPendingMigrations: bool(env, 'START_WITH_PENDING_MIGRATIONS', false),
@@ -364,7 +398,9 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 100, 24 * 3_600_000),
       // Short: an unreachable database should answer 503 quickly, not hold the request.
       connectTimeoutMs: int(env, 'DB_CONNECT_TIMEOUT_MS', 2_000, 100, 120_000),
+      pooler: pooler(env),
     }),
+    readReplicas: readReplicas(env, databaseUrl),
     realtime: realtime(env),
     restDriver: restDriver(env),
     redis: redis(env),

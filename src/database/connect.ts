@@ -8,7 +8,7 @@ import { connectMysql } from './dialects/mysql/connect.js';
 import { mysqlRawSql } from './dialects/mysql/raw-sql.js';
 import type { PoolOptions } from './dialects/pool-options.js';
 import { postgresAdapter } from './dialects/postgres/adapter.js';
-import { connectPostgres } from './dialects/postgres/connect.js';
+import { connectPostgres, type ReplicaOptions } from './dialects/postgres/connect.js';
 import { postgresRawSql } from './dialects/postgres/raw-sql.js';
 import { sqliteAdapter } from './dialects/sqlite/adapter.js';
 import { connectSqlite } from './dialects/sqlite/connect.js';
@@ -19,6 +19,8 @@ import type { RawSql, RawSqlLimits } from './raw-sql.js';
 export interface ConnectOptions {
   readonly sqlite: SqliteOptions;
   readonly pool: PoolOptions;
+  /** Read replicas of a PostgreSQL `url` (DATABASE_URL's only: DATABASE_READ_URL). */
+  readonly replicas?: ReplicaOptions;
 }
 
 const SCHEMES = 'sqlite:<file>, postgres://user@host/db or mysql://user@host/db';
@@ -31,7 +33,7 @@ function unsupported(url: string): Error {
 export function connectDatabase(url: string, options: ConnectOptions): Database {
   if (url.startsWith('sqlite:'))
     return connectSqlite(url.slice('sqlite:'.length) || ':memory:', options.sqlite);
-  if (/^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options.pool);
+  if (/^postgres(ql)?:\/\//.test(url)) return connectPostgres(url, options.pool, options.replicas);
   if (/^(mysql|mariadb):\/\//.test(url))
     return connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.pool);
   throw unsupported(url);

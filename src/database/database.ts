@@ -12,6 +12,8 @@ export interface Database {
    * SQL (SQLite; tests: the cache stays within its bound).
    */
   preparedStatements?(): { readonly statements: number; readonly characters: number };
+  /** PostgreSQL: whether the pool runs behind a pooler in transaction mode (set or detected). */
+  behindPooler?(): boolean;
   /** Runs `work` in one transaction; the transaction's Db is passed in. */
   transaction<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;

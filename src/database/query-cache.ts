@@ -74,16 +74,21 @@ export interface StatementMemo {
   keep(sql: string, parameters: readonly unknown[], kept: KeptRows): void;
 }
 
-const statementMemos = new WeakMap<Db, StatementMemo>();
+const statementMemos = new WeakMap<Db, { memo: StatementMemo; applies?: () => boolean }>();
 
-/** Lets memoised SELECTs on `db` (never on one of its transactions) go through `memo`. */
-export function registerStatementMemo(db: Db, memo: StatementMemo): void {
-  statementMemos.set(db, memo);
+/**
+ * Lets memoised SELECTs on `db` (never on one of its transactions) go through `memo`; only
+ * while `applies` says so when given (not while reads go to a replica: its memo is the primary's).
+ */
+export function registerStatementMemo(db: Db, memo: StatementMemo, applies?: () => boolean): void {
+  statementMemos.set(db, applies ? { memo, applies } : { memo });
 }
 
-/** The StatementMemo of `db`, if its engine has one; none on a transaction. */
+/** The StatementMemo of `db`, if its engine has one and it applies now; none on a transaction. */
 export function statementMemoOf(db: Db): StatementMemo | undefined {
-  return db.isTransaction ? undefined : statementMemos.get(db);
+  if (db.isTransaction) return undefined;
+  const entry = statementMemos.get(db);
+  return entry && (!entry.applies || entry.applies()) ? entry.memo : undefined;
 }
 
 /**

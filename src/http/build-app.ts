@@ -1,11 +1,13 @@
 // buildApp(): Fastify wiring only. Parsers, limits and error handling, then the routes the
 // composition root hands in.
+
 import { randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { SessionStore } from '../auth/session/session-store.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../database/database.js';
+import { withReadingCaller } from '../database/reading-caller.js';
 import { cursorKey } from '../engine/query/cursor.js';
 import { type ResourceRoute, registerResourceRoutes } from '../engine/routes.js';
 import { trustFunction } from '../kernel/client-address.js';
@@ -73,6 +75,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
   });
+  // Read replicas (DESIGN.md 3.12): each request's statements know whose they are.
+  if (config.readReplicas.urls.length > 0)
+    app.addHook('onRequest', (_request, _reply, done) => withReadingCaller(done));
   // SPEC.md 4.2: list input may come as a JSON body on GET.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   // Only JSON bodies: anything else is a 415, not a string the engine must guess about.

@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { SessionStore } from '../auth/session/session-store.js';
 import type { Database } from '../database/database.js';
+import { readingFor } from '../database/reading-caller.js';
 import type { EngineContext } from '../engine/context.js';
 import { errors } from '../errors.js';
 import { NO_SCOPE } from '../model/scope.js';
@@ -23,6 +24,8 @@ export function engineContextOf(
     // Never the main database instead: that would show and change another database's data.
     if ('unknownConnection' in state.data)
       throw errors.unitDatabaseUnavailable(state.data.unknownConnection);
+    // Its reads may now go to a replica that has replayed its own last write (DESIGN.md 3.12).
+    readingFor(state.scope.userId);
     return {
       system: database,
       data: state.data,

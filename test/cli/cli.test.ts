@@ -350,7 +350,7 @@ describe('svc CLI', { concurrency: true, skip }, () => {
       // Two companies of one name (set-up straight in the database).
       const database = connectDatabase(`sqlite:${path.join(dataDir, 'svc.sqlite')}`, {
         sqlite: { synchronous: 'NORMAL', cacheSizeKib: 2048, backgroundCheckpoint: true },
-        pool: { size: 1, statementTimeoutMs: 5000, connectTimeoutMs: 2000 },
+        pool: { size: 1, statementTimeoutMs: 5000, connectTimeoutMs: 2000, pooler: null },
       });
       await database.db
         .insertInto('companies')

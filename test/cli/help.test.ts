@@ -118,7 +118,7 @@ describe('svc user:password and the list commands', { concurrency: 1, skip }, ()
   const hashOf = async (login: string) => {
     const database = connectDatabase(`sqlite:${path.join(dataDir, 'svc.sqlite')}`, {
       sqlite: { synchronous: 'NORMAL', cacheSizeKib: 2048, backgroundCheckpoint: true },
-      pool: { size: 1, statementTimeoutMs: 5000, connectTimeoutMs: 2000 },
+      pool: { size: 1, statementTimeoutMs: 5000, connectTimeoutMs: 2000, pooler: null },
     });
     try {
       const row = await database.db

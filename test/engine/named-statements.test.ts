@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { testEngine } from '../helpers/engines.js';
+import { testEngine, testPoolerUrl } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { templatePayload } from '../helpers/seed.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -12,7 +12,12 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 const PATH = '/api/import-templates';
 
 describe('PostgreSQL named prepared statements', {
-  skip: testEngine === 'postgres' ? false : 'named prepared statements are a PostgreSQL feature',
+  skip:
+    testEngine !== 'postgres'
+      ? 'named prepared statements are a PostgreSQL feature'
+      : testPoolerUrl
+        ? 'none behind a pooler in transaction mode (test/resilience/behind-pooler.test.ts)'
+        : false,
 }, () => {
   let server: TestServer;
 

@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { connectDatabase } from '../../src/database/connect.js';
 import type { Database } from '../../src/database/database.js';
 import { bearer, issue, seedIdentity } from '../helpers/bearer.js';
-import { testEngine } from '../helpers/engines.js';
+import { testEngine, testPoolerUrl } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
 import { insertTemplate } from '../helpers/templates.js';
@@ -267,7 +267,10 @@ describe('PostgreSQL: the memoised page statement does not run the page while th
     await server?.close();
   });
 
-  it('plans the page under a one-time filter on the snapshot: "never executed" when it is the kept one', async () => {
+  it('plans the page under a one-time filter on the snapshot: "never executed" when it is the kept one', {
+    // It reads the statement's text from the named statements, which a pooler has none of.
+    skip: testPoolerUrl ? 'no named statements behind a pooler in transaction mode' : false,
+  }, async () => {
     assertJson(await server.get(`${PATH}?sort=title`), 200);
     const { rows } = await sql<{ statement: string }>`
       select statement from pg_prepared_statements

@@ -33,6 +33,14 @@ function serverUrl(engine: 'postgres' | 'mysql'): string {
   return url;
 }
 
+/**
+ * The pass of test/run.mjs through PgBouncer in transaction mode (TEST_POSTGRES_POOLER_URL): the
+ * engine is PostgreSQL, databases are made on TEST_POSTGRES_URL and the servers reach them
+ * through the pooler.
+ */
+export const testPoolerUrl: string | undefined =
+  testEngine === 'postgres' ? process.env.SVC_TEST_POOLER_URL || undefined : undefined;
+
 /** The URL of database `name` on the same server as `url`. */
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
@@ -87,7 +95,10 @@ export async function createTestDatabase(
       : '';
   await admin(engine, [`create database ${name}${locale}`]);
   return {
-    url: withDatabase(serverUrl(engine), name),
+    url: withDatabase(
+      engine === 'postgres' && testPoolerUrl ? testPoolerUrl : serverUrl(engine),
+      name,
+    ),
     drop: () =>
       admin(engine, [
         engine === 'postgres'

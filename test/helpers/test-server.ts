@@ -13,7 +13,7 @@ import { MIGRATION_SETS, migrate } from '../../src/database/migrator.js';
 import { numberingSettled } from '../../src/engine/changes/committed.js';
 import type { ResourceRoute } from '../../src/engine/routes.js';
 import { type Service, startService } from '../../src/service.js';
-import { createTestDatabase } from './engines.js';
+import { createTestDatabase, testPoolerUrl } from './engines.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 
@@ -85,6 +85,8 @@ export async function startTestServer(
     // The delivery worker's statements would count in every test's statements: on where asked.
     WEBHOOKS_WORKER: 'false',
     ...databaseEnv,
+    // The pass through PgBouncer says so (test/run.mjs); elsewhere the pooler is detected.
+    ...(testPoolerUrl ? { DB_POOLER: 'transaction' } : {}),
     ...env,
   });
   if (options.beforeStart) {

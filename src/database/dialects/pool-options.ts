@@ -7,6 +7,11 @@ export interface PoolOptions {
   readonly statementTimeoutMs: number;
   /** Milliseconds to wait for a connection before answering 503. */
   readonly connectTimeoutMs: number;
+  /**
+   * DB_POOLER: `transaction` when the URL is a pooler that lends a server connection per
+   * transaction (PgBouncer's pool_mode=transaction); null: direct, unless a pooler is detected.
+   */
+  readonly pooler: 'transaction' | null;
 }
 
 /**

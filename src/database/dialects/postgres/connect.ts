@@ -2,54 +2,104 @@
 // numbers, timestamps as Date objects in UTC: the casts of src/model then give the same JSON as
 // on the other engines.
 
-import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from 'kysely';
+import type pg from 'pg';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
 import { registerSlicedReader, registerStatementMemo } from '../../query-cache.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
-import { nameStatements } from './named-statements.js';
+import { openPostgresPool } from './pool.js';
+import { RoutingDriver, readRouting } from './read-routing.js';
+import { ReplicaMonitor } from './replica-monitor.js';
 import { postgresSlicedReader } from './sliced-reader.js';
 import { snapshotMemo } from './snapshot-memo.js';
-import { typeParser } from './type-parsers.js';
 
-export function connectPostgres(url: string, options: PoolOptions): Database {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.size,
-    connectionTimeoutMillis: options.connectTimeoutMs,
-    statement_timeout: options.statementTimeoutMs,
-    // Idle connections are closed after 30 s, so a quiet instance holds none for long.
-    idleTimeoutMillis: 30_000,
-    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
-    options: '-c TimeZone=UTC',
-  });
-  // An idle client whose server went away emits 'error' on the pool; without a listener that
-  // would be an uncaught exception. The next checkout opens a new connection.
-  pool.on('error', () => {});
-  // A checked-out client has no listener (pg-pool listens only while a client is idle), yet pg
-  // emits 'error' on it when its connection drops mid-query, besides failing the query: without
-  // this the process dies. The query's own error answers 503; release drops the broken client.
-  pool.on('connect', (client) => {
-    client.on('error', () => {});
-    nameStatements(client);
-  });
+/** DATABASE_READ_URL's replicas of the primary (DESIGN.md 3.12). */
+export interface ReplicaOptions {
+  readonly urls: readonly string[];
+  readonly maxLagMs: number;
+}
+
+export function connectPostgres(
+  url: string,
+  options: PoolOptions,
+  replicas?: ReplicaOptions,
+): Database {
+  const { pool, mode } = openPostgresPool(url, options);
   let executed = 0;
-  const db: Db = new Kysely({
-    dialect: new PostgresDialect({ pool }),
-    log: countingLog(() => (executed += 1)),
-  });
-  registerStatementMemo(db, snapshotMemo(db));
-  registerSlicedReader(
-    db,
-    postgresSlicedReader(pool, () => (executed += 1)),
-  );
+  const counted = () => (executed += 1);
+  const direct = () =>
+    new Kysely({ dialect: new PostgresDialect({ pool }), log: countingLog(counted) });
+  const routed =
+    replicas && replicas.urls.length > 0
+      ? readFromReplicas(pool, options, replicas, counted)
+      : null;
+  const db: Db = routed?.db ?? direct();
+  const primaryReads = postgresSlicedReader(pool, counted);
+  if (routed) {
+    // The memo's statements run on the primary, and apply only while the request reads there.
+    registerStatementMemo(
+      db,
+      snapshotMemo(direct()),
+      () => routed.routing.replicaNow() === undefined,
+    );
+    registerSlicedReader(db, (text, parameters, lease) => {
+      const index = routed.routing.replicaNow();
+      const reader = index === undefined ? undefined : routed.slicedReaders[index];
+      if (!reader || index === undefined) return primaryReads(text, parameters, lease);
+      return reader(text, parameters, lease).catch((error: unknown) => {
+        if (!routed.routing.fallsBack(error, index)) throw error;
+        return primaryReads(text, parameters, lease);
+      });
+    });
+  } else {
+    registerStatementMemo(db, snapshotMemo(db));
+    registerSlicedReader(db, primaryReads);
+  }
   return {
     db,
     adapter: postgresAdapter,
     statementCount: () => executed,
+    behindPooler: () => mode.pooler,
     transaction: (work) => db.transaction().execute(work),
-    close: () => db.destroy(),
+    close: async () => {
+      routed?.monitor.stop();
+      await db.destroy();
+    },
   };
+}
+
+function readFromReplicas(
+  primary: pg.Pool,
+  options: PoolOptions,
+  replicas: ReplicaOptions,
+  counted: () => void,
+) {
+  const pools = replicas.urls.map((url) => openPostgresPool(url, options).pool);
+  const monitor = new ReplicaMonitor(primary, pools, replicas.maxLagMs);
+  monitor.start();
+  const routing = readRouting(monitor);
+  const driver = new RoutingDriver(
+    new PostgresDialect({ pool: primary }).createDriver(),
+    pools.map((pool) => new PostgresDialect({ pool }).createDriver()),
+    routing,
+  );
+  const db: Db = new Kysely({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+      createIntrospector: (kysely) => new PostgresIntrospector(kysely),
+    },
+    log: countingLog(counted),
+  });
+  const slicedReaders = pools.map((pool) => postgresSlicedReader(pool, counted));
+  return { db, routing, monitor, slicedReaders };
 }

@@ -2,10 +2,10 @@
 // passes): a statement text this process runs is parsed once per connection, and PostgreSQL
 // then keeps its plan (a generic one after five runs, when that is no worse) instead of parsing
 // and planning it at every request. The name is a hash of the text, so every connection and
-// every instance gives one text the same name, and a name never stands for two texts.
+// every instance gives one text the same name, and a name never stands for two texts. Not behind
+// a pooler in transaction mode (client.ts).
 
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 
 /**
  * At most this many texts are named per process (each connection may then hold as many prepared
@@ -26,15 +26,4 @@ export function nameOf(text: string): string | undefined {
     names.set(text, name);
   }
   return name;
-}
-
-/** Makes `client` run the texts it is given (as Kysely gives them: text, values) as named statements. */
-export function nameStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  client.query = ((config: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof config === 'string' && Array.isArray(values) ? nameOf(config) : undefined;
-    return name === undefined
-      ? query(config, values, callback)
-      : query({ name, text: config, values }, callback);
-  }) as typeof client.query;
 }

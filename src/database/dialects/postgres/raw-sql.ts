@@ -31,11 +31,16 @@ import {
   type RawValue,
   refusals,
 } from '../../raw-sql.js';
+import { clientWithStartup } from './client.js';
 
 /** After the time limit, how long the server has to report its own cancel before the connection is closed. */
 const BACKSTOP_MS = 2_000;
-/** Session settings the value conversion relies on (DISCARD ALL keeps these: they are the connection's). */
-const SESSION = '-c TimeZone=UTC -c DateStyle=ISO,YMD -c bytea_output=hex';
+/**
+ * Settings the value conversion relies on, as startup parameters that PgBouncer tracks per client
+ * too (DISCARD ALL keeps them: they are the connection's); bytea_output, which it does not
+ * track, is set per call with the time limit.
+ */
+const STARTUP = { TimeZone: 'UTC', DateStyle: 'ISO, YMD' };
 
 // User tables and views of the schema the connection works in.
 const TABLES = `select table_name as name, table_type as type from information_schema.tables
@@ -216,6 +221,10 @@ function jsonValue(text: string | null, type: number): RawValue {
 /** A binding as parameter text; PostgreSQL infers each parameter's type from where it is used. */
 const wireValue = (value: RawBinding): string | null => (value === null ? null : String(value));
 
+/** PgBouncer's answers when no server connection can be had (it sends them as 08P01). */
+const POOLER_UNAVAILABLE =
+  /query_wait_timeout|server login has been failing|no more connections allowed|server conn crashed/;
+
 const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
 
 /** pg's errors as refusals: the server's SQLSTATE decides; anything without one is the connection. */
@@ -232,6 +241,9 @@ function refusalOf(error: unknown, timeoutMs: number): unknown {
     return new RawSqlError('multiple-statements', refusals.oneStatement);
   // Connection exceptions, shutdowns, resources, authorization, a database that does not exist;
   // not 08P01, which is also a Bind with the wrong number of parameters (the session goes on).
+  // PgBouncer's own refusals are 08P01 too: a server it cannot reach or log in to.
+  if (code === '08P01' && POOLER_UNAVAILABLE.test(message))
+    return new RawSqlError('unavailable', message);
   if ((/^(08|53|57P|28)/.test(code) && code !== '08P01') || code === '3D000')
     return new RawSqlError('unavailable', message);
   return new RawSqlError('invalid', message);
@@ -243,12 +255,12 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
     max: DRIVER_POOL_SIZE,
     connectionTimeoutMillis: DRIVER_CHECKOUT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
-    options: SESSION,
+    Client: clientWithStartup(STARTUP),
     application_name: 'svc rest-driver',
   });
   // An idle connection whose server went away must not crash the process.
   pool.on('error', () => {});
-  const begin = `BEGIN TRANSACTION ${limits.allowWrite ? 'READ WRITE' : 'READ ONLY'}; SELECT set_config('statement_timeout', '${Math.trunc(limits.timeoutMs)}', true)`;
+  const begin = `BEGIN TRANSACTION ${limits.allowWrite ? 'READ WRITE' : 'READ ONLY'}; SELECT set_config('statement_timeout', '${Math.trunc(limits.timeoutMs)}', true), set_config('bytea_output', 'hex', true)`;
   const refused = (error: unknown) => refusalOf(error, limits.timeoutMs);
 
   // A checked-out client has no listener of the pool's: a connection lost mid-call must not crash

@@ -4,12 +4,12 @@
 // ten lists read at once held ten pages. Here each row is charged as pg parses it; while the
 // budget is spent the connection's socket is paused, so the rest of the page waits in
 // PostgreSQL (TCP's window) until the answers written meanwhile give some back. Still one
-// statement, named as the others (named-statements.ts), on a connection of the pool.
+// statement, sent as the others (client.ts), on a connection of the pool.
 import type { Socket } from 'node:net';
-import pg from 'pg';
+import type pg from 'pg';
 import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
 import type { SlicedReader } from '../../query-cache.js';
-import { nameOf } from './named-statements.js';
+import type { SvcClient } from './client.js';
 
 /** `counted` is told of each statement run, as Kysely's log is. */
 export function postgresSlicedReader(pool: pg.Pool, counted: () => void): SlicedReader {
@@ -53,10 +53,8 @@ function read(
   return new Promise((resolve, reject) => {
     // Answered only once no charge is waited for: the client goes back to the pool flowing.
     const answer = (settled: () => void) => (waiting ? void waiting.then(settled) : settled());
-    const query = new pg.Query(
-      { name: nameOf(text), text, values: [...parameters] },
-      (error: Error | undefined, result: pg.ResultBuilder) =>
-        answer(() => (error ? reject(error) : resolve(result.rows))),
+    const query = (client as unknown as SvcClient).statement(text, parameters, (error, result) =>
+      answer(() => (error ? reject(error) : resolve((result as pg.QueryResult).rows))),
     );
     if (lease) {
       query.on('row', (row: object) => {
