@@ -16,6 +16,10 @@
 // svc-postgres / svc-mysql, so one harness run can measure it beside ceiling-pg:
 //   SVC_BENCH_ENGINE=postgres node ../shared/bench/run-all.mjs \
 //     --servers ceiling-pg,$PWD/bench/harness-adapter.mjs --max-other-cpu 400
+// On PostgreSQL, SVC_BENCH_POOLER_URL (a PgBouncer in transaction mode in front of that server,
+// e.g. postgres://postgres@127.0.0.1:6432) makes the server reach the copy through it, with
+// DB_POOLER=transaction; SVC_BENCH_READ_URL (a streaming replica of that server, e.g.
+// postgres://postgres@127.0.0.1:5433) adds the copy there as DATABASE_READ_URL (DESIGN.md 3.12).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -43,6 +47,14 @@ const ABILITIES = ['import-templates.read', 'import-templates.write'];
 // 'YYYY-MM-DD HH:MM:SS' (dataset) -> 'YYYY-MM-DDTHH:MM:SS.000Z' (svc's stored form)
 const iso = (col) =>
   `CASE WHEN ${col} IS NULL THEN NULL ELSE replace(${col}, ' ', 'T') || '.000Z' END`;
+
+/** `database`'s URL on the server at `server` (its host, port and user), or `database` itself. */
+function sameDatabase(server, database) {
+  if (!server) return database;
+  const url = new URL(server);
+  url.pathname = new URL(database).pathname;
+  return url.toString();
+}
 
 /** Builds `out` from the harness dataset with svc's schema; returns the plain bearer token. */
 export async function buildSvcDatabase(dataset, out) {
@@ -105,7 +117,10 @@ const listItem = ({ groups, users, ...rest }) => rest;
 const DRIVER = { sqlite: 'better-sqlite3', postgres: 'pg', mysql: 'mysql2' }[ENGINE];
 
 export default {
-  name: ENGINE === 'sqlite' ? 'svc' : `svc-${ENGINE}`,
+  name:
+    ENGINE === 'sqlite'
+      ? 'svc'
+      : `svc-${ENGINE}${process.env.SVC_BENCH_POOLER_URL ? '-pgbouncer' : ''}${process.env.SVC_BENCH_READ_URL ? '-replica' : ''}`,
   label: `svc (Fastify 5 + Kysely + ${DRIVER})`,
   baseUrl: `http://127.0.0.1:${PORT}`,
   get token() {
@@ -147,7 +162,13 @@ export default {
     env: {
       HOST: '127.0.0.1',
       PORT: String(PORT),
-      DATABASE_URL: serverDatabase ?? `sqlite:${dbFile}`,
+      DATABASE_URL: serverDatabase
+        ? sameDatabase(process.env.SVC_BENCH_POOLER_URL, serverDatabase)
+        : `sqlite:${dbFile}`,
+      ...(serverDatabase && process.env.SVC_BENCH_POOLER_URL ? { DB_POOLER: 'transaction' } : {}),
+      ...(serverDatabase && process.env.SVC_BENCH_READ_URL
+        ? { DATABASE_READ_URL: sameDatabase(process.env.SVC_BENCH_READ_URL, serverDatabase) }
+        : {}),
       DATA_DIR: path.join(WORK_DIR, 'data'),
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
