@@ -145,6 +145,8 @@ async function deleteBelowMarks(database: Database, batch: number): Promise<void
  */
 function retention(mark: string) {
   return async (database: Database, cutoff: number, batch = PRUNE_BATCH): Promise<number> => {
+    // The marks rise over numbered changes: those committed and not yet numbered get their seqs.
+    await numberCommitted(database);
     const passed = await raiseMark(database, mark, cutoff, batch);
     await deleteBelowMarks(database, batch);
     return passed;
