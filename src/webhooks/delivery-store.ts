@@ -41,7 +41,8 @@ export async function hasActiveEndpoints(system: Database): Promise<boolean> {
  * Turns the changes of `source` (named `key`) after this database's cursor into deliveries for
  * the active endpoints that subscribe to them (in isolation, only of the change's company),
  * adding those endpoints to `given`; answers how many changes it read. The first time, the
- * cursor starts at the log's end.
+ * cursor starts at the log's end. `cursors` keeps each cursor as this process last saw it (read
+ * again under its lock before it is moved), which saves a read of it each time.
  */
 export async function fanOut(
   system: Database,
@@ -50,32 +51,43 @@ export async function fanOut(
   integerKey: (resource: string) => boolean,
   now: number,
   given: Set<number> = new Set(),
+  cursors: Map<string, number> = new Map(),
 ): Promise<number> {
-  const [cursor] = await system.db
-    .selectFrom(CURSORS)
-    .select('seq')
-    .where('db', '=', key)
-    .execute();
-  if (!cursor) {
-    const last = await refreshKnownSeq(source);
-    await system.db
-      .insertInto(CURSORS)
-      .values({ db: key, seq: last })
-      .execute()
-      // Another instance started the cursor first.
-      .catch(() => undefined);
-    return 0;
+  let from = cursors.get(key);
+  if (from === undefined) {
+    const [cursor] = await system.db
+      .selectFrom(CURSORS)
+      .select('seq')
+      .where('db', '=', key)
+      .execute();
+    if (!cursor) {
+      const last = await refreshKnownSeq(source);
+      await system.db
+        .insertInto(CURSORS)
+        .values({ db: key, seq: last })
+        .execute()
+        // Another instance started the cursor first.
+        .catch(() => undefined);
+      return 0;
+    }
+    from = Number(cursor.seq);
   }
-  const from = Number(cursor.seq);
   const changes = await readTail(source, from);
   const last = changes[changes.length - 1];
-  if (!last) return 0;
+  if (!last) {
+    cursors.set(key, from);
+    return 0;
+  }
+  let moved: number | null = null;
   await system.transaction(async (trx) => {
     let locked = trx.selectFrom(CURSORS).select('seq').where('db', '=', key);
     if (lockingReads(system)) locked = locked.forUpdate();
     const [held] = await locked.execute();
     // Another instance has moved it meanwhile: its deliveries stand, this read is dropped.
-    if (Number(held?.seq) !== from) return;
+    if (Number(held?.seq) !== from) {
+      moved = Number(held?.seq);
+      return;
+    }
     const endpoints = await trx
       .selectFrom('webhooks')
       .select(['id', 'events', 'company_id'])
@@ -130,6 +142,9 @@ export async function fanOut(
       .where('db', '=', key)
       .execute();
   });
+  cursors.set(key, moved ?? Number(last.seq));
+  // Read again from where the other instance left it.
+  if (moved !== null) return fanOut(system, key, source, integerKey, now, given, cursors);
   return changes.length;
 }
 

@@ -84,6 +84,10 @@ export class WebhookWorker {
   private prunedAt = Number.NEGATIVE_INFINITY;
   /** Whether some endpoint was active at the last pass (true until the first one says). */
   private endpoints = true;
+  /** Whether the next pass reads whether some endpoint is active (a webhook was written). */
+  private readEndpoints = true;
+  /** Each database's cursor as this process last saw it (delivery-store.ts fanOut). */
+  private readonly cursors = new Map<string, number>();
   private again = false;
   private catchUp = false;
   private stopped = false;
@@ -102,8 +106,10 @@ export class WebhookWorker {
     for (const { database } of this.options.databases)
       this.stops.push(
         onChangesCommitted(database, (changes) => {
-          if (this.endpoints || changes.some((change) => change.resource === WEBHOOKS_RESOURCE))
+          if (changes.some((change) => change.resource === WEBHOOKS_RESOURCE)) {
+            this.readEndpoints = true;
             this.wake();
+          } else if (this.endpoints) this.wake();
         }),
       );
     const timer = setInterval(() => this.wake(true), this.options.settings.pollMs);
@@ -153,7 +159,11 @@ export class WebhookWorker {
   private async pass(catchUp: boolean): Promise<void> {
     const { system, databases, integerKey, log } = this.options;
     try {
-      this.endpoints = await hasActiveEndpoints(system);
+      // Read at catch-ups and after a webhook's write only: not a statement per write.
+      if (catchUp || this.readEndpoints) {
+        this.readEndpoints = false;
+        this.endpoints = await hasActiveEndpoints(system);
+      }
       for (const { key, database } of databases) {
         // A change a killed writer committed but did not number gets its seq first.
         if (catchUp) await numberCommitted(database);
@@ -162,7 +172,7 @@ export class WebhookWorker {
         // commits since woke it).
         for (let read = TAIL_BATCH; read >= TAIL_BATCH; ) {
           const given = new Set<number>();
-          read = await fanOut(system, key, database, integerKey, this.clock(), given);
+          read = await fanOut(system, key, database, integerKey, this.clock(), given, this.cursors);
           for (const webhookId of given) this.deliver(webhookId);
         }
       }
