@@ -2,7 +2,7 @@
 // delivery worker from the app's start to its close.
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../database/database.js';
-import type { ResourceRoute } from '../engine/routes.js';
+import { integerKeyOf, type ResourceRoute } from '../engine/routes.js';
 import { registerWebhookRoutes, type WebhookRouteOptions } from './webhook-routes.js';
 import { sealStoredSecrets, useSealingKey } from './webhook-secret.js';
 import { type WebhookSettings, WebhookWorker } from './webhook-worker.js';
@@ -22,13 +22,10 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
   app.addHook('onReady', async () => {
     await sealStoredSecrets(options.system, key);
   });
-  const integerKeys = new Set(
-    options.routes.filter((r) => r.resource.keyIsInteger).map((r) => r.resource.name),
-  );
   const worker = new WebhookWorker({
     system: options.system,
     databases: options.databases,
-    integerKey: (resource) => integerKeys.has(resource),
+    integerKey: integerKeyOf(options.routes),
     settings: options.settings,
     secretKey: key,
     log: app.log,
