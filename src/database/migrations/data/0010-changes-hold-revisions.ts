@@ -11,6 +11,8 @@ import { sql } from 'kysely';
 import { adapterOf } from '../../connect.js';
 import type { Db } from '../../db.js';
 import { columnTypes } from '../column-types.js';
+import * as revisionsTable from './0008-revisions.js';
+import * as revisionDeletes from './0009-revision-deletes.js';
 
 const COPIED = [
   'resource',
@@ -69,44 +71,13 @@ export async function up(db: Db): Promise<void> {
 export async function down(db: Db): Promise<void> {
   const engine = adapterOf(db).name;
   const key = engine === 'sqlite' ? 'seq' : 'id';
-  const types = columnTypes(db);
-  const text = engine === 'mysql' ? sql`longtext` : 'text';
-  // 0008's table, as it was.
-  const table = types
-    .id(db.schema.createTable('svc_revisions'))
-    .addColumn('change_id', types.bigint, (c) => c.notNull())
-    .addColumn('seq', types.bigint, (c) => c.unique())
-    .addColumn('resource', 'varchar(100)', (c) => c.notNull())
-    .addColumn('record_id', 'varchar(191)', (c) => c.notNull())
-    .addColumn('action', 'varchar(7)', (c) => c.notNull())
-    .addColumn('version', types.bigint)
-    .addColumn('at', types.bigint, (c) => c.notNull())
-    .addColumn('user_id', types.bigint)
-    .addColumn('token_id', types.bigint)
-    .addColumn('via', 'varchar(7)', (c) => c.notNull())
-    .addColumn('unit_id', types.bigint)
-    .addColumn('company_id', types.bigint)
-    .addColumn('changes', text, (c) => c.notNull())
-    .addColumn('record', text);
-  await table.execute();
+  // 0008's table and 0009's index, as they were, and every change's revision in it.
+  await revisionsTable.up(db);
+  await revisionDeletes.up(db);
   const columns = COPIED.map((c) => sql.ref(c));
   await sql`insert into svc_revisions (change_id, seq, ${sql.join(columns)})
     select ${sql.ref(key)}, seq, ${sql.join(columns)} from svc_changes`.execute(db);
-  await db.schema
-    .createIndex('svc_revisions_record_index')
-    .on('svc_revisions')
-    .columns(['resource', 'record_id', 'change_id'])
-    .execute();
-  await db.schema
-    .createIndex('svc_revisions_change_index')
-    .on('svc_revisions')
-    .column('change_id')
-    .execute();
-  await db.schema
-    .createIndex('svc_revisions_action_index')
-    .on('svc_revisions')
-    .columns(['resource', 'action', 'change_id'])
-    .execute();
+  const types = columnTypes(db);
   await types.dropIndex('svc_changes_delete_index', 'svc_changes').execute();
   await types.dropIndex('svc_changes_record_index', 'svc_changes').execute();
   await db.deleteFrom('svc_change_state').where('name', '=', 'history_pruned').execute();
