@@ -96,6 +96,14 @@ describe('issue 31 finding 2: answers whose clients read nothing are cut', () =>
       // It waited for the stalled answers' budget: their cuts are what let it through.
       assert.ok(waited >= STALL_MS, `answered after ${waited} ms`);
 
+      // The list may have gone before the second stalled answer: both were let in at once when
+      // the first was cut, and the one that charged first went first. Then the second is cut
+      // only now, a timeout after it stalls: wait for that, still reading nothing, before
+      // draining (reading earlier would let it finish).
+      await new Promise((r) => setTimeout(r, 2 * STALL_MS));
+      while ((budget.charged > 0 || budget.queued > 0) && Date.now() < until + 10_000)
+        await new Promise((r) => setTimeout(r, 50));
+
       // Both stalled answers were cut: the server closed their connections mid-answer.
       const full = Number(response.headers.get('content-length') ?? 0) || PAGE * DESCRIPTION;
       for (const client of stalled) {
