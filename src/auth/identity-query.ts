@@ -5,7 +5,7 @@
 import { type Expression, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from '../database/database.js';
 import type { DialectAdapter } from '../database/dialects/dialect-adapter.js';
-import { param, runCached, statementSite } from '../database/query-cache.js';
+import { param, runStatement, statementSite } from '../database/statement-runner.js';
 import { readCasts } from '../model/casts.js';
 import type { Row } from '../model/entity.js';
 import type { ScopeFacts } from './scope-check.js';
@@ -99,7 +99,7 @@ export async function findIdentity(
 ): Promise<Identity> {
   const { db, adapter } = database;
   const ids = { user: param('user'), unit: param('unit') };
-  const [row] = await runCached<Row>(
+  const [row] = await runStatement<Row>(
     db,
     [IDENTITY_OF_IDS],
     () => db.selectNoFrom(aliased(identityExpressions(adapter, ids))),

@@ -19,7 +19,7 @@
 // Identifiers are constants; values are bound.
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
-import { param, runCached, statementSite } from './query-cache.js';
+import { param, runStatement, statementSite } from './statement-runner.js';
 import { insertRows } from './write-statements.js';
 
 type Row = Record<string, unknown>;
@@ -103,13 +103,13 @@ export async function appendUnnumbered(db: Db, change: StoredChange): Promise<nu
  * them. Answers the changes numbered, with their seqs.
  */
 export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]> {
-  const [counter] = await runCached<Row>(
+  const [counter] = await runStatement<Row>(
     trx,
     [LOCK_COUNTER],
     () => trx.selectFrom(CHANGE_STATE_TABLE).select('value').where('name', '=', 'seq').forUpdate(),
     {},
   );
-  const [pending] = await runCached<Row>(
+  const [pending] = await runStatement<Row>(
     trx,
     [PENDING],
     () =>
@@ -131,7 +131,7 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
   const lo = Number(pending.lo);
   const top = base + Number(pending.hi) - lo + 1;
   const values = { offset: base - lo + 1, lo, hi: Number(pending.hi) };
-  const numbered = await runCached<Row>(
+  const numbered = await runStatement<Row>(
     trx,
     [NUMBER, returning],
     () => {
@@ -145,7 +145,7 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
     },
     values,
   );
-  await runCached(
+  await runStatement(
     trx,
     [MOVE_COUNTER],
     () =>
@@ -156,7 +156,7 @@ export async function numberChanges(trx: Db, returning: boolean): Promise<Row[]>
     { top },
   );
   if (returning) return numbered;
-  return runCached<Row>(
+  return runStatement<Row>(
     trx,
     [NUMBERED],
     () =>
@@ -181,7 +181,7 @@ const NUMBER_IN_ONE = statementSite('number changes (one statement)');
  * numbered: above the counter, and at most where the counter moves.
  */
 export async function numberChangesInOne(trx: Db): Promise<Row[]> {
-  return runCached<Row>(
+  return runStatement<Row>(
     trx,
     [NUMBER_IN_ONE],
     () =>

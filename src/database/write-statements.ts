@@ -1,4 +1,4 @@
-// The engine's INSERT, UPDATE and DELETE statements through the query cache (query-cache.ts):
+// The engine's INSERT, UPDATE and DELETE statements through the statement runner (statement-runner.ts):
 // each shape (table, columns, number of rows or keys) is built and compiled once, later writes
 // only bind values. Identifiers come from entity definitions checked at boot, never a request.
 // The number of shapes is bounded whatever the input (issue 19): many rows are inserted in
@@ -9,9 +9,9 @@ import {
   param,
   paramList,
   paramListValues,
-  runCached,
+  runStatement,
   statementSite,
-} from './query-cache.js';
+} from './statement-runner.js';
 
 type Values = Readonly<Record<string, unknown>>;
 
@@ -109,7 +109,7 @@ function insertChunk(
   rows.forEach((row, r) => {
     named(`r${r}c`, columns, row, values);
   });
-  return runCached<Record<string, unknown>>(
+  return runStatement<Record<string, unknown>>(
     db,
     [INSERT, table, rows.length, returning ?? null, ...columns],
     () => {
@@ -133,7 +133,7 @@ export async function updateWhere(
 ): Promise<void> {
   const columns = Object.keys(changes);
   const conditions = Object.keys(where);
-  await runCached(
+  await runStatement(
     db,
     [UPDATE, table, columns.length, ...columns, ...conditions],
     () =>
@@ -164,7 +164,7 @@ export async function deleteWhere(
     return;
   }
   const conditions = Object.keys(where);
-  await runCached(
+  await runStatement(
     db,
     [
       DELETE,

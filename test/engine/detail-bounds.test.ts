@@ -5,7 +5,7 @@
 // possible row count cannot grow the statement cache (it once grew by one INSERT per count).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { compiledStatementCount } from '../../src/database/query-cache.js';
+import { compiledStatementCount } from '../../src/database/statement-runner.js';
 import { defineResource } from '../../src/engine/definition/define-resource.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';

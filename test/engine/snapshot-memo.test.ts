@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../src/database/db.js';
-import { runCached, statementSite } from '../../src/database/query-cache.js';
+import { runStatement, statementSite } from '../../src/database/statement-runner.js';
 import { testEngine } from '../helpers/engines.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -16,7 +16,7 @@ const SITE = statementSite('snapshot memo test');
 
 /** A fresh random() from PostgreSQL, or the one kept by the memo. */
 async function drawn(db: Db, memo = true): Promise<number> {
-  const [row] = await runCached(
+  const [row] = await runStatement(
     db,
     [SITE],
     () => db.selectNoFrom(sql<number>`random()`.as('r')),

@@ -1,4 +1,4 @@
-// Compiled statements are keyed by what their SQL is built from (database/query-cache.ts): two
+// Compiled statements are keyed by what their SQL is built from (database/statement-runner.ts): two
 // relations, resources or entities over one table that read different columns never share a
 // statement. Fixture resources over the service's own tables, each request after the other so
 // the second finds the first one's statement in the cache if the keys collide.

@@ -3,7 +3,7 @@
 // never holds a usable credential; the lookup joins the acting user, unit and company.
 
 import type { Database } from '../../database/database.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import { toMillis } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import { sha256Hex } from '../../support/sha256.js';
@@ -54,7 +54,7 @@ export function databaseSessionStore(database: Database): SessionStore {
         .execute();
     },
     async find(key) {
-      const [row] = await runCached<Row>(
+      const [row] = await runStatement<Row>(
         db,
         [SESSION_IDENTITY],
         () =>

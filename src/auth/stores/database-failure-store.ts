@@ -1,7 +1,7 @@
 // Failure counters in the auth_failures table: one row per IP holding the current window.
 import { sql } from 'kysely';
 import type { Database } from '../../database/database.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import { toMillis } from '../../model/casts.js';
 import type { FailureStore, FailureWindow } from '../failure-limiter.js';
 
@@ -19,7 +19,7 @@ export function databaseFailureStore(database: Database): FailureStore {
   return {
     inSystemDatabase: true,
     async get(ip): Promise<FailureWindow | null> {
-      const [row] = await runCached<Record<string, unknown>>(
+      const [row] = await runStatement<Record<string, unknown>>(
         db,
         [FAILURE_WINDOW],
         () =>

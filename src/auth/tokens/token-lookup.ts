@@ -1,13 +1,13 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
 // user, unit and company (auth/identity-query.ts), so every request re-validates the scope, and,
 // when the failure counters live in the same database, the caller IP's failure window. On SQLite
-// a repeated check is answered from the exact result memo (query-cache `memo`) until a commit
+// a repeated check is answered from the exact result memo (statement-runner `memo`) until a commit
 // that may change one of the tables it reads: writes to the resources' own tables leave it.
 
 import { type Expression, sql } from 'kysely';
 import type { Database } from '../../database/database.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import { readCasts, toMillis } from '../../model/casts.js';
 import type { Row } from '../../model/entity.js';
 import type { FailureWindow } from '../failure-limiter.js';
@@ -115,7 +115,7 @@ export async function findTokenIdentity(
   ip: string | null,
 ): Promise<TokenIdentity | null> {
   const { db, adapter } = database;
-  const [row] = await runCached<Row>(
+  const [row] = await runStatement<Row>(
     db,
     [TOKEN_IDENTITY, ip !== null],
     () => {

@@ -80,7 +80,7 @@ export interface DialectAdapter {
   /**
    * The snapshot of the statement it is in, as text: two statements with equal snapshots see
    * the same data (PostgreSQL's pg_current_snapshot()). With the engine's StatementMemo
-   * (query-cache) it lets a list's page carry its total, counted only when the snapshot moved.
+   * (statement-runner) it lets a list's page carry its total, counted only when the snapshot moved.
    */
   readonly snapshot?: RawBuilder<string>;
   /**

@@ -8,10 +8,10 @@ import { type AliasedRawBuilder, type Expression, type SqlBool, sql } from 'kyse
 import {
   compiledStatement,
   param,
-  runCached,
+  runStatement,
   statementMemoOf,
   statementSite,
-} from '../../database/query-cache.js';
+} from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
@@ -71,14 +71,14 @@ export async function listTotal(
     scopeShape,
   } = matching(resource, context, filters);
   if (strategy === 'exact') {
-    const [counted] = await runCached(db, totalKey, exact, filters.values, { memo: true });
+    const [counted] = await runStatement(db, totalKey, exact, filters.values, { memo: true });
     return { total: Number(counted?.total ?? 0), estimated: false };
   }
 
   const threshold = resource.countThreshold;
   const key = `${entity.table}.${entity.primaryKey}`;
   const adapter = adapterFor(context, entity.storage);
-  const [bounded] = await runCached(
+  const [bounded] = await runStatement(
     db,
     [BOUNDED, resource, scopeShape, filters.shape],
     () => {

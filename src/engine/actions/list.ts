@@ -1,7 +1,7 @@
 // List (SPEC.md 4.2): filters, sort, page; a fixed number of statements whatever the page size:
 // the total by the count strategy (list-total.ts), the page with its counts and relations, then
 // one statement per relation the page's statement cannot carry (output/records). Statements are
-// compiled once per shape (database/query-cache). Issue 21: the page is read one row further, so
+// compiled once per shape (database/statement-runner). Issue 21: the page is read one row further, so
 // the answer knows whether more follow (meta.has_more, the next cursor), and a `cursor` reads the
 // rows after (or before) a position through the order's index instead of an OFFSET. Issue 22, on
 // PostgreSQL: one statement carries the total, the token check and the page, and the page (and
@@ -12,11 +12,11 @@ import {
   compiledStatement,
   type KeptRows,
   param,
-  runCached,
+  runStatement,
   type StatementKey,
   statementMemoOf,
   statementSite,
-} from '../../database/query-cache.js';
+} from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
 import type { AnswerLease } from '../../support/answer-budget.js';
@@ -151,7 +151,7 @@ export async function listAnswer(
     },
   };
 
-  // PostgreSQL: the page itself is kept with its snapshot (database/query-cache StatementMemo),
+  // PostgreSQL: the page itself is kept with its snapshot (database/statement-runner StatementMemo),
   // and read again only when the snapshot moved; see memoised below.
   const { snapshot } = adapter;
   const memo = snapshot && statementMemoOf(db);
@@ -286,7 +286,7 @@ export async function listAnswer(
   let source: KeptRows | null = null;
   const beyondTheEnd = !carried && !position && !estimated && total !== null && offset >= total;
   if (!beyondTheEnd) {
-    const read = await runCached(
+    const read = await runStatement(
       db,
       key,
       build,

@@ -11,7 +11,7 @@ import {
   CHANGES_TABLE,
   FEED_COLUMNS,
 } from '../../database/change-statements.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import { type ErrorBag, errors, HttpError } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
 import type { Scope } from '../../model/scope.js';
@@ -91,7 +91,7 @@ export async function readChanges(
   const adapter = adapterFor(context, entity.storage);
   const numbered = adapter.numberChanges !== undefined;
   const readState = async () => {
-    const [row] = await runCached<Row>(
+    const [row] = await runStatement<Row>(
       db,
       [LOG_STATE, numbered],
       () =>
@@ -123,7 +123,7 @@ export async function readChanges(
   // A literal LIMIT (MySQL binds none), from a few sizes so the statement shapes stay few.
   let read = 2;
   while (read < query.limit + 1) read *= 2;
-  const rows = await runCached<Row>(
+  const rows = await runStatement<Row>(
     db,
     [PAGE, unit, company, read],
     () => {

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { CHANGES_TABLE, FEED_COLUMNS } from '../../database/change-statements.js';
 import type { Database } from '../../database/database.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { knownCommitted } from './committed.js';
 
@@ -16,7 +16,7 @@ const TAIL = statementSite('change log tail');
 /** The stored changes of `database` after `after`, oldest first, at most TAIL_BATCH. */
 export async function readTail(database: Database, after: number): Promise<Row[]> {
   const { db } = database;
-  const rows = await runCached<Row>(
+  const rows = await runStatement<Row>(
     db,
     [TAIL],
     () =>

@@ -14,7 +14,7 @@ import {
   HISTORY_PRUNED,
 } from '../../database/change-statements.js';
 import type { Database } from '../../database/database.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { knownCommitted, numberCommitted } from './committed.js';
 
@@ -34,7 +34,7 @@ const DELETE_UP_TO = statementSite('delete changes up to');
 /** Reads the database's last committed seq into what the process knows (Changes-Seq). */
 export async function refreshKnownSeq(database: Database): Promise<number> {
   const { db, adapter } = database;
-  const [row] = await runCached<Row>(
+  const [row] = await runStatement<Row>(
     db,
     [LAST_SEQ],
     () => db.selectNoFrom([adapter.lastChangeSeq.as('last')]),
@@ -60,7 +60,7 @@ async function raiseMark(
   const { db } = database;
   let passed = 0;
   for (;;) {
-    const rows = await runCached<Row>(
+    const rows = await runStatement<Row>(
       db,
       [ABOVE_MARK, batch],
       () =>
@@ -81,7 +81,7 @@ async function raiseMark(
     const old = end < 0 ? rows : rows.slice(0, end);
     const last = old[old.length - 1];
     if (!last) return passed;
-    await runCached(
+    await runStatement(
       db,
       [RAISE_MARK],
       () =>
@@ -101,7 +101,7 @@ async function raiseMark(
 /** Deletes the changes at or below both marks, `batch` at a time. */
 async function deleteBelowMarks(database: Database, batch: number): Promise<void> {
   const { db } = database;
-  const marks = await runCached<Row>(
+  const marks = await runStatement<Row>(
     db,
     [MARKS],
     () =>
@@ -114,7 +114,7 @@ async function deleteBelowMarks(database: Database, batch: number): Promise<void
   const floor = Math.min(...marks.map((row) => Number(row.value)));
   if (marks.length < 2 || !(floor > 0)) return;
   for (;;) {
-    const rows = await runCached<Row>(
+    const rows = await runStatement<Row>(
       db,
       [BELOW, batch],
       () =>
@@ -128,7 +128,7 @@ async function deleteBelowMarks(database: Database, batch: number): Promise<void
     );
     const last = rows[rows.length - 1];
     if (!last) return;
-    await runCached(
+    await runStatement(
       db,
       [DELETE_UP_TO],
       () => db.deleteFrom(CHANGES_TABLE).where('seq', '<=', param('upTo')),

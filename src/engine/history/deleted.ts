@@ -5,7 +5,7 @@
 // before each delete and whether a later one exists are sub-queries on the record's index.
 import { sql } from 'kysely';
 import { CHANGES_TABLE, changeOrder } from '../../database/change-statements.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { type Actor, actorOfRow, recordIdOf } from '../changes/change.js';
 import { feedScopeOf } from '../changes/change-feed.js';
@@ -50,7 +50,7 @@ function readPage(
       .whereRef(`p.${order}`, '<', `d.${order}`)
       .orderBy(`p.${order}`, 'desc')
       .limit(sql.lit(1));
-  return runCached<Row>(
+  return runStatement<Row>(
     db,
     [PAGE, unit, company, before !== null, read],
     () => {

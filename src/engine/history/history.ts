@@ -7,7 +7,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { CHANGES_TABLE, changeOrder } from '../../database/change-statements.js';
 import type { Database } from '../../database/database.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import { type ErrorBag, errors } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
 import { parseKey } from '../actions/record-key.js';
@@ -100,7 +100,7 @@ async function readRevisions(
 ): Promise<Row[]> {
   const { db } = databaseOf(resource, context);
   const { unit, company } = feedScopeOf(resource, context.scope);
-  return runCached<Row>(
+  return runStatement<Row>(
     db,
     [PAGE, unit, company, before !== null, read],
     () =>
@@ -154,7 +154,7 @@ export async function findRevision(
 ): Promise<Row | null> {
   const { db } = databaseOf(resource, context);
   const { unit, company } = feedScopeOf(resource, context.scope);
-  const [row] = await runCached<Row>(
+  const [row] = await runStatement<Row>(
     db,
     [ONE, unit, company],
     () => {
@@ -181,7 +181,7 @@ export async function lastVersion(
   key: string | number,
 ): Promise<number> {
   const { db } = databaseOf(resource, context);
-  const [row] = await runCached<Row>(
+  const [row] = await runStatement<Row>(
     db,
     [LAST_VERSION],
     () =>

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../database/db.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import { errors } from '../../errors.js';
 
 const TABLE = 'idempotency_keys';
@@ -62,7 +62,7 @@ async function sweep(db: Db, now: number): Promise<void> {
 
 /** The key's row as committed (on SQLite, read beside a write transaction that may be running). */
 async function readKey(db: Db, request: KeyRequest): Promise<KeyRow | undefined> {
-  const [row] = await runCached<KeyRow>(
+  const [row] = await runStatement<KeyRow>(
     db,
     [READ_KEY],
     () =>

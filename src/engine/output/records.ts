@@ -8,7 +8,12 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import { type CarriedCheck, carriedOn } from '../../database/carried-check.js';
 import type { Db } from '../../database/db.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { type KeyPart, param, runCached, statementSite } from '../../database/query-cache.js';
+import {
+  type KeyPart,
+  param,
+  runStatement,
+  statementSite,
+} from '../../database/statement-runner.js';
 import type { Connections } from '../../model/connections.js';
 import type { BelongsTo, Entity, HasMany, Row } from '../../model/entity.js';
 import {
@@ -257,7 +262,7 @@ export async function findRecordAndRow(
   const { entity } = resource;
   const db = connections[entity.storage];
   const check = carriedOn(carry, db);
-  const rows = await runCached(
+  const rows = await runStatement(
     db,
     [RECORD, ...recordsKey(connections, resource, scope, adapter), column, check?.key ?? null],
     () => {
@@ -300,7 +305,7 @@ export async function findStoredRow(
 ): Promise<Row | undefined> {
   const { entity } = resource;
   const version = snapshotVersion ? entity.versionColumn : null;
-  const [row] = await runCached(
+  const [row] = await runStatement(
     db,
     [
       STORED_ROW,

@@ -7,7 +7,7 @@
 // sort, is a 422 under `cursor`.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Expression, type SqlBool, sql } from 'kysely';
-import { param } from '../../database/query-cache.js';
+import { param } from '../../database/statement-runner.js';
 import { errors } from '../../errors.js';
 import type { Order } from '../definition/define-resource.js';
 import type { Filter } from './filters.js';

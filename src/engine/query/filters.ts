@@ -3,7 +3,7 @@
 // value is a 422 naming the field. Operands are always bound parameters, never query text.
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { listLength, param, paramList, paramListValues } from '../../database/query-cache.js';
+import { listLength, param, paramList, paramListValues } from '../../database/statement-runner.js';
 import { type ErrorBag, errors } from '../../errors.js';
 import type { Input } from './input.js';
 

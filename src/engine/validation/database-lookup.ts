@@ -15,9 +15,9 @@ import {
   param,
   paramList,
   paramListValues,
-  runCached,
+  runStatement,
   statementSite,
-} from '../../database/query-cache.js';
+} from '../../database/statement-runner.js';
 import type { Connections } from '../../model/connections.js';
 import { type Entity, entityForTable } from '../../model/entity.js';
 import type { UniqueWhere } from '../../model/rules.js';
@@ -111,7 +111,7 @@ export function databaseLookup(
       Object.assign(values, paramListValues(`l${i}v`, one.keys));
       if (one.where?.value != null) values[`l${i}w`] = bindable([one.where.value])[0];
     });
-    const rows = await runCached<Record<string, unknown>>(
+    const rows = await runStatement<Record<string, unknown>>(
       db,
       [LOOKUPS, ...key],
       () => {

@@ -5,7 +5,7 @@
 // the detail rows come with the master row in one statement (childRowsUnderLock, or checked by
 // the master's version), or all in a second one after the lock; otherwise one more per relation.
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
-import { param, runCached, statementSite } from '../../database/query-cache.js';
+import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import type { Connections } from '../../model/connections.js';
 import type { HasMany, Row } from '../../model/entity.js';
 import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
@@ -87,7 +87,7 @@ function readStoredRows(
 ): Promise<Row[]> {
   const target = relation.target();
   const db = connections[target.storage];
-  return runCached<Row>(
+  return runStatement<Row>(
     db,
     [STORED_DETAILS, relation, scopeKey(target, scope)],
     () =>

@@ -8,9 +8,9 @@ import {
   listLength,
   paramList,
   paramListValues,
-  runCached,
+  runStatement,
   statementSite,
-} from '../../database/query-cache.js';
+} from '../../database/statement-runner.js';
 import { compileObjectLiteral } from '../../support/object-literal.js';
 import { readCasts } from '../casts.js';
 import type { Connections } from '../connections.js';
@@ -43,7 +43,7 @@ export async function loadBelongsTo(
   const found = new Map<string, Row>();
   if (keys.length === 0) return found;
   const db = connections[target.storage];
-  const rows = await runCached<Row>(
+  const rows = await runStatement<Row>(
     db,
     [BELONGS_TO_ROWS, relation, listLength(keys.length), scopeKey(target, scope), reference],
     () =>
@@ -126,7 +126,7 @@ export async function loadHasMany(
   const grouped = new Map<string, Row[]>();
   if (keys.length === 0) return grouped;
   const db = connections[target.storage];
-  const rows = await runCached<Row>(
+  const rows = await runStatement<Row>(
     db,
     [HAS_MANY_ROWS, relation, listLength(keys.length), scopeKey(target, scope)],
     () =>

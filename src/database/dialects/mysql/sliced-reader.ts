@@ -7,7 +7,7 @@
 import { CompiledQuery } from 'kysely';
 import { rowBytes } from '../../../support/answer-budget.js';
 import type { Db } from '../../db.js';
-import type { SlicedReader } from '../../query-cache.js';
+import type { SlicedReader } from '../../statement-runner.js';
 
 export function mysqlSlicedReader(db: Db): SlicedReader {
   return async (text, parameters, lease) => {

@@ -12,7 +12,7 @@ import {
 import type pg from 'pg';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
-import { registerSlicedReader, registerStatementMemo } from '../../query-cache.js';
+import { registerSlicedReader, registerStatementMemo } from '../../statement-runner.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
 import { openPostgresPool } from './pool.js';

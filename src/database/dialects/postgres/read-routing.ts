@@ -4,7 +4,7 @@
 // primary, a SELECT of a request takes a replica when one is fresh enough for its caller
 // (replica-monitor.ts). A request's reads keep the server chosen first, until it writes: then
 // they go to the primary, and the caller's later requests too until a replica has replayed the
-// write. The exact memos are the primary's only (query-cache: none while reading a replica), so
+// write. The exact memos are the primary's only (statement-runner: none while reading a replica), so
 // they never mix servers. A replica that fails or refuses a statement as a write is skipped: the
 // statement runs again on the primary.
 import type {

@@ -8,7 +8,7 @@
 import type { Socket } from 'node:net';
 import type pg from 'pg';
 import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
-import type { SlicedReader } from '../../query-cache.js';
+import type { SlicedReader } from '../../statement-runner.js';
 import type { SvcClient } from './client.js';
 
 /** `counted` is told of each statement run, as Kysely's log is. */

@@ -1,15 +1,15 @@
-// Exact result memos on PostgreSQL (query-cache MemoScope `true`: a list's total, issue 22). A
+// Exact result memos on PostgreSQL (statement-runner MemoScope `true`: a list's total, issue 22). A
 // statement's snapshot (pg_current_snapshot(): xmin, xmax and the transactions in progress)
 // fixes which commits it sees, so two statements with equal snapshots read the same data, on any
 // instance. A memoised statement is sent wrapped: it answers its snapshot, and runs the query
 // only when that snapshot differs from the one of the rows kept (the scalar sub-query is an
 // init plan, which PostgreSQL runs only when the CASE reaches it). Still one statement per call;
 // a commit that wrote anything moves the snapshot, so the query runs again. Outside transactions
-// only (query-cache): a transaction's own writes are not in its snapshot.
+// only (statement-runner): a transaction's own writes are not in its snapshot.
 import { CompiledQuery, sql } from 'kysely';
 import { rowsBytes } from '../../../support/answer-budget.js';
 import type { Db } from '../../db.js';
-import type { KeptRows, StatementMemo } from '../../query-cache.js';
+import type { KeptRows, StatementMemo } from '../../statement-runner.js';
 
 /** The snapshot of the statement it is in, as text (equal texts: the same commits seen). */
 export const SNAPSHOT = sql<string>`pg_current_snapshot()::text`;

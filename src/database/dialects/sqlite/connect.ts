@@ -1,6 +1,6 @@
 // Opens an embedded SQLite file with the pragmas svc relies on (docs/database-engines.md "SQLite durability").
 // Two connections: Kysely's, for writes, transactions and migrations, and a read-only one that
-// answers the cached reads of database/query-cache directly. WAL lets it read while a write
+// answers the cached reads of database/statement-runner directly. WAL lets it read while a write
 // transaction is open on the other, and it only ever sees committed data.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import {
   registerDirectReader,
   registerDirectTransaction,
   registerSlicedReader,
-} from '../../query-cache.js';
+} from '../../statement-runner.js';
 import { sqliteAdapter } from './adapter.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { SqliteOptions } from './options.js';

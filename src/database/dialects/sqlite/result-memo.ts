@@ -1,4 +1,4 @@
-// Exact result memos on SQLite (query-cache `MemoScope`): a memoised answer is reused only while
+// Exact result memos on SQLite (statement-runner `MemoScope`): a memoised answer is reused only while
 // the database still holds what it was computed from, so it is always what the query would
 // return now. Two kinds:
 // - `true` (a list's total): valid until any commit. `PRAGMA data_version` on the read-only
@@ -8,7 +8,7 @@
 //   write, and what those writes can cascade into); another process's commits move `PRAGMA
 //   data_version` on the write connection, which does not move for its own commits.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { MemoScope } from '../../query-cache.js';
+import type { MemoScope } from '../../statement-runner.js';
 
 type Rows = Array<Record<string, unknown>>;
 

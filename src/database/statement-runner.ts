@@ -1,7 +1,9 @@
-// Compiled SQL reused across requests (issue 7: query building once, not per request). A query
-// of a given shape is built once with named placeholders, compiled by Kysely, and its SQL kept;
-// later requests only fill in the parameter values. Kysely's prepared-statement cache (see
-// dialects/sqlite/connect.ts) then finds the same SQL text every time.
+// The statement runner: every statement svc runs goes through runStatement. A query of a given
+// shape is built once with named placeholders, compiled by Kysely, and its SQL kept (issue 7:
+// query building once, not per request); later requests only fill in the parameter values, and
+// the statement runs the way its database runs statements (directly, sliced, from an exact memo).
+// Kysely's prepared-statement cache (see dialects/sqlite/connect.ts) then finds the same SQL text
+// every time.
 import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { type AnswerLease, rowsBytes } from '../support/answer-budget.js';
 import type { Db } from './db.js';
@@ -244,7 +246,7 @@ function parametersOf(
 }
 
 /**
- * The statement runCached would run for `key` and `values`, for a caller that sends it wrapped
+ * The statement runStatement would run for `key` and `values`, for a caller that sends it wrapped
  * (count=estimated's EXPLAIN of a list's select).
  */
 export function compiledStatement<R>(
@@ -269,7 +271,7 @@ export function compiledStatement<R>(
  * by a sliced reader; else (a database without one) the read waits for admission while the
  * budget is spent, and the rows are charged once the driver has them all.
  */
-export async function runCached<R>(
+export async function runStatement<R>(
   db: Db,
   key: StatementKey,
   build: () => Compilable<R>,
