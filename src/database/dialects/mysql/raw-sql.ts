@@ -19,14 +19,7 @@
 // - nothing outlives a call: the session is reset (COM_RESET_CONNECTION: settings, user
 //   variables, temporary tables, locks, prepared statements) before the connection is reused.
 import { randomBytes } from 'node:crypto';
-import {
-  createConnection,
-  createPool,
-  type FieldPacket,
-  type PoolConnection,
-  type QueryError,
-} from 'mysql2';
-import { rowBytes } from '../../../support/answer-budget.js';
+import { createConnection, createPool, type PoolConnection } from 'mysql2';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
@@ -38,107 +31,16 @@ import {
   type RawSqlLimits,
   type RawTable,
   type RawTableColumn,
-  type RawValue,
   refusals,
 } from '../../raw-sql.js';
 import { checkoutWithin } from './checkout.js';
+import { cappedStatement } from './raw-sql-capped-statement.js';
+import { COLUMNS, declaredTypes, TABLES } from './raw-sql-catalog.js';
+import { refusalOf } from './raw-sql-refusals.js';
+import { jsonValue } from './raw-sql-values.js';
 
 /** After the time limit, how long the server has to cancel by itself before the connection is killed. */
 const BACKSTOP_MS = 500;
-
-const TABLES = `select TABLE_NAME as name, TABLE_TYPE as type from information_schema.TABLES
-  where TABLE_SCHEMA = database() and TABLE_TYPE in ('BASE TABLE', 'VIEW', 'SYSTEM VERSIONED')`;
-const COLUMNS = `select c.TABLE_NAME as tbl, c.COLUMN_NAME as name, c.COLUMN_TYPE as type, c.IS_NULLABLE as nullable,
-    c.COLUMN_DEFAULT as dflt,
-    exists(select 1 from information_schema.STATISTICS s where s.TABLE_SCHEMA = c.TABLE_SCHEMA and s.TABLE_NAME = c.TABLE_NAME
-      and s.COLUMN_NAME = c.COLUMN_NAME and s.INDEX_NAME = 'PRIMARY') as pk
-  from information_schema.COLUMNS c where c.TABLE_SCHEMA = database() and c.TABLE_NAME = ?
-  order by c.ORDINAL_POSITION`;
-
-// Column types (mysql2's numbering, the protocol's) whose values are converted.
-const FLOAT = 4;
-const TIMESTAMP = 7;
-const DATETIME = 12;
-
-const DATETIME_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)$/;
-
-/** A FLOAT as the shortest decimal that is the same single-precision number (0.1, not 0.10000000149011612). */
-function float32(value: number): number {
-  for (let precision = 1; precision <= 9; precision += 1) {
-    const shorter = Number(value.toPrecision(precision));
-    if (Math.fround(shorter) === value) return shorter;
-  }
-  return value;
-}
-
-/**
- * JSON-safe values: integers (past 2^53 as decimal strings), DECIMAL exactly as text, FLOAT as its
- * shortest text, DATETIME as ISO-8601 (TIMESTAMP with Z: the session runs in UTC), binary strings
- * and BIT as base64, JSON as written; zero dates as the server writes them.
- */
-function jsonValue(value: unknown, field: FieldPacket | undefined): RawValue {
-  if (value === null || value === undefined) return null;
-  const type = field?.columnType;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return String(value);
-    return type === FLOAT ? float32(value) : value;
-  }
-  if (typeof value === 'bigint')
-    return value >= Number.MIN_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER
-      ? Number(value)
-      : value.toString();
-  if (typeof value === 'string') {
-    const match = type === DATETIME || type === TIMESTAMP ? DATETIME_TEXT.exec(value) : null;
-    if (!match || value.startsWith('0000-')) return value;
-    return `${match[1]}T${match[2]}${type === TIMESTAMP ? 'Z' : ''}`;
-  }
-  if (Buffer.isBuffer(value)) return value.toString('base64');
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'boolean') return value;
-  return JSON.stringify(value);
-}
-
-/**
- * True when `sql` has text after a top-level `;`: used only to word a syntax error the server
- * has already raised (MySQL reports a second statement as ER_PARSE_ERROR like any other).
- * Skips quoted strings and identifiers and comments; `/*!...*\/` comments are code to MySQL.
- */
-function hasSecondStatement(sql: string): boolean {
-  let i = 0;
-  let afterSemicolon = false;
-  while (i < sql.length) {
-    const c = sql[i] as string;
-    const next = sql[i + 1] ?? '';
-    if (/\s/.test(c)) i += 1;
-    else if (c === '#' || (c === '-' && next === '-' && /[\s]|^$/.test(sql[i + 2] ?? ''))) {
-      const end = sql.indexOf('\n', i);
-      i = end < 0 ? sql.length : end + 1;
-    } else if (c === '/' && next === '*' && sql[i + 2] !== '!' && !sql.startsWith('/*M!', i)) {
-      const end = sql.indexOf('*/', i + 2);
-      i = end < 0 ? sql.length : end + 2;
-    } else if (afterSemicolon) return true;
-    else if (c === ';') {
-      afterSemicolon = true;
-      i += 1;
-    } else if (c === "'" || c === '"' || c === '`') {
-      i += 1;
-      while (i < sql.length) {
-        if (sql[i] === '\\' && c !== '`') i += 2;
-        else if (sql[i] === c && sql[i + 1] === c) i += 2;
-        else if (sql[i] === c) break;
-        else i += 1;
-      }
-      i += 1;
-    } else i += 1;
-  }
-  return false;
-}
-
-/** Server errors carry an SQL message; errors without one are the network's. */
-const serverError = (error: unknown): error is QueryError & { sqlMessage: string } =>
-  error instanceof Error && typeof (error as { sqlMessage?: unknown }).sqlMessage === 'string';
-
-const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
 
 export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   const pool = createPool({
@@ -157,34 +59,8 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   });
   const timeoutMs = Math.trunc(limits.timeoutMs);
   const timedOut = () => new RawSqlError('timeout', refusals.timeout(timeoutMs));
-
   /** The statement's own refusals; `sql` words a parse error (see hasSecondStatement). */
-  const refused = (error: unknown, sql = ''): unknown => {
-    if (error instanceof RawSqlError || PROGRAMMING_ERRORS.some((type) => error instanceof type))
-      return error;
-    const message = error instanceof Error ? error.message : String(error);
-    // Lost connections, refused logins, an unknown database: the server is not there for us.
-    if (!serverError(error) || error.fatal) return new RawSqlError('unavailable', message);
-    switch (error.errno) {
-      case 1792: // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
-        return new RawSqlError('read-only', refusals.readOnly);
-      case 1399: // ER_XAER_RMFAIL: a statement that would commit the XA transaction (DDL, LOCK, COMMIT)
-        return limits.allowWrite
-          ? new RawSqlError('invalid', error.sqlMessage)
-          : new RawSqlError('read-only', refusals.readOnly);
-      case 1969: // ER_STATEMENT_TIMEOUT (MariaDB's max_statement_time)
-      case 3024: // ER_QUERY_TIMEOUT (MySQL's max_execution_time)
-        return timedOut();
-      case 1064: // ER_PARSE_ERROR
-        return hasSecondStatement(sql)
-          ? new RawSqlError('multiple-statements', refusals.oneStatement)
-          : new RawSqlError('invalid', error.sqlMessage);
-      case 1065: // ER_EMPTY_QUERY
-        return new RawSqlError('invalid', refusals.empty);
-      default:
-        return new RawSqlError('invalid', error.sqlMessage);
-    }
-  };
+  const refused = (error: unknown, sql = ''): unknown => refusalOf(error, limits, sql);
 
   const ignore = () => {};
   const listening = new WeakSet<PoolConnection>();
@@ -249,85 +125,6 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       },
     ));
 
-  /** The declared types (COLUMN_TYPE) of the table columns the fields come from. */
-  const declaredTypes = async (
-    connection: PoolConnection,
-    fields: readonly FieldPacket[],
-  ): Promise<Map<string, string>> => {
-    const key = (schema: string, table: string, column: string) =>
-      `${schema}\u0000${table}\u0000${column}`;
-    const tables = new Map<string, [string, string]>();
-    for (const f of fields)
-      if (f.orgTable && f.orgName && f.schema)
-        tables.set(`${f.schema}\u0000${f.orgTable}`, [f.schema, f.orgTable]);
-    if (tables.size === 0) return new Map();
-    const where = [...tables.values()]
-      .map(() => '(TABLE_SCHEMA = ? and TABLE_NAME = ?)')
-      .join(' or ');
-    try {
-      const rows = await execute<{ s: string; t: string; c: string; type: string }>(
-        connection,
-        `select TABLE_SCHEMA as s, TABLE_NAME as t, COLUMN_NAME as c, COLUMN_TYPE as type from information_schema.COLUMNS where ${where}`,
-        [...tables.values()].flat(),
-      );
-      return new Map(rows.map((r) => [key(r.s, r.t, r.c), r.type]));
-    } catch {
-      return new Map();
-    }
-  };
-
-  interface Outcome {
-    readonly error: unknown;
-    readonly fields: readonly FieldPacket[];
-    readonly rows: unknown[][];
-    readonly truncated: boolean;
-    /** The rows passed the answer's byte bound: none are kept. */
-    readonly tooLarge: boolean;
-    /** Read-only and cut at the row after the cap: the statement is still running on the server. */
-    readonly cut: boolean;
-  }
-
-  /** Runs the statement, keeping the first result set's rows up to the cap. */
-  const stream = (
-    connection: PoolConnection,
-    sql: string,
-    values: readonly RawBinding[],
-  ): Promise<Outcome> =>
-    new Promise((resolve) => {
-      let fields: FieldPacket[] | null = null;
-      let firstSet: unknown;
-      const rows: unknown[][] = [];
-      let truncated = false;
-      let tooLarge = false;
-      let bytes = 0;
-      const finish = (error: unknown, cut = false) =>
-        resolve({ error, fields: fields ?? [], rows, truncated, tooLarge, cut });
-      const query = connection.execute({ sql, values: [...values], rowsAsArray: true });
-      query.on('fields', (received: FieldPacket[], index: unknown) => {
-        if (fields !== null) return;
-        fields = received;
-        firstSet = index;
-      });
-      query.on('result', (row: unknown, index: unknown) => {
-        // An OK packet (a statement without rows) or a later result set (CALL) is not kept.
-        if (fields === null || index !== firstSet || !Array.isArray(row) || tooLarge) return;
-        if (rows.length < limits.maxRows) {
-          bytes += rowBytes(row);
-          if (bytes <= limits.maxAnswerBytes) rows.push(row);
-          else {
-            tooLarge = true;
-            rows.length = 0;
-            if (!limits.allowWrite) finish(null, true);
-          }
-        } else if (!truncated) {
-          truncated = true;
-          if (!limits.allowWrite) finish(null, true);
-        }
-      });
-      query.on('error', (error: unknown) => finish(error));
-      query.on('end', () => finish(null));
-    });
-
   const run = async (sql: string, bindings: readonly RawBinding[]): Promise<Uint8Array> => {
     const connection = await checkout();
     let reusable = true;
@@ -349,7 +146,7 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       await control(connection, limits.allowWrite ? 'START TRANSACTION' : `XA START '${xid}'`);
       let backstop: NodeJS.Timeout | undefined;
       const outcome = await Promise.race([
-        stream(connection, sql, bindings),
+        cappedStatement(connection, sql, bindings, limits),
         new Promise<never>((_resolve, reject) => {
           backstop = setTimeout(() => {
             reusable = false;
@@ -383,9 +180,9 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
       let declared: Map<string, string>;
       if (reusable) {
         await reset(connection);
-        declared = await declaredTypes(connection, fields);
+        declared = await declaredTypes(execute, connection, fields);
       } else
-        declared = await withConnection((other) => declaredTypes(other, fields)).catch(
+        declared = await withConnection((other) => declaredTypes(execute, other, fields)).catch(
           () => new Map<string, string>(),
         );
       const columns = fields.map(

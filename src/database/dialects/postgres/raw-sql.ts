@@ -14,9 +14,8 @@
 // - nothing outlives a call: after the ROLLBACK (or COMMIT with writes), DISCARD ALL drops what a
 //   statement may leave on the session (settings, advisory locks, prepared statements, temporary
 //   tables), as a connection pooler does.
-// Values arrive as PostgreSQL's text and are made JSON-safe here by type (see jsonValue).
+// Values arrive as PostgreSQL's text and are made JSON-safe by type (raw-sql-values.ts).
 import pg from 'pg';
-import { rowBytes } from '../../../support/answer-budget.js';
 import {
   DRIVER_CHECKOUT_TIMEOUT_MS,
   DRIVER_POOL_SIZE,
@@ -28,10 +27,13 @@ import {
   type RawSqlLimits,
   type RawTable,
   type RawTableColumn,
-  type RawValue,
   refusals,
 } from '../../raw-sql.js';
 import { clientWithStartup } from './client.js';
+import { CappedStatement } from './raw-sql-capped-statement.js';
+import { COLUMNS, declaredTypes, TABLES } from './raw-sql-catalog.js';
+import { refusalOf } from './raw-sql-refusals.js';
+import { jsonValue, wireValue } from './raw-sql-values.js';
 
 /** After the time limit, how long the server has to report its own cancel before the connection is closed. */
 const BACKSTOP_MS = 2_000;
@@ -41,213 +43,6 @@ const BACKSTOP_MS = 2_000;
  * track, is set per call with the time limit.
  */
 const STARTUP = { TimeZone: 'UTC', DateStyle: 'ISO, YMD' };
-
-// User tables and views of the schema the connection works in.
-const TABLES = `select table_name as name, table_type as type from information_schema.tables
-  where table_schema = current_schema() and table_type in ('BASE TABLE', 'VIEW')`;
-// One relation's columns: the declared type as written (format_type), the default as SQL text
-// (none for a generated column, whose expression is not a default), primary key membership.
-const COLUMNS = `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable,
-    case when a.attgenerated = '' then pg_get_expr(d.adbin, d.adrelid) end as "default",
-    coalesce(a.attnum = any(i.indkey), false) as primary_key
-  from pg_class c
-  join pg_namespace n on n.oid = c.relnamespace
-  join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-  left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-  left join pg_index i on i.indrelid = c.oid and i.indisprimary
-  where n.nspname = current_schema() and c.relname = $1
-  order by a.attnum`;
-// The declared types of the table columns a result's fields come from.
-const DECLARED = `select a.attrelid::text || ':' || a.attnum::text as key, format_type(a.atttypid, a.atttypmod) as type
-  from pg_attribute a join unnest($1::oid[], $2::int2[]) as f(rel, num) on a.attrelid = f.rel and a.attnum = f.num`;
-
-/** A result column as the RowDescription message describes it. */
-interface Field {
-  readonly name: string;
-  /** The table the value comes from, 0 for an expression. */
-  readonly tableID: number;
-  readonly columnID: number;
-  readonly dataTypeID: number;
-}
-
-/** The part of pg's protocol connection a custom query drives (@types/pg mistypes `rows` as a string). */
-interface Wire {
-  readonly stream: { cork?: () => void; uncork?: () => void };
-  parse(message: { text: string; types: string[] }): void;
-  bind(message: { values: Array<string | null> }): void;
-  describe(message: { type: 'P' }): void;
-  execute(message: { rows: number }): void;
-  sync(): void;
-  sendCopyFail(message: string): void;
-}
-
-/**
- * One statement through the extended protocol, in one pipelined round trip: Parse (which refuses
- * several commands), Bind, Describe, Execute with a row limit, Sync. The client calls the handle*
- * methods as the server answers; `done` settles at ReadyForQuery or at the first error.
- */
-class CappedStatement implements pg.Submittable {
-  fields: readonly Field[] = [];
-  readonly rows: Array<ReadonlyArray<string | null>> = [];
-  /** The text held no statement (only comments or blanks). */
-  empty = false;
-  /** The rows passed the answer's byte bound: none are kept from then on. */
-  tooLarge = false;
-  private bytes = 0;
-  readonly done: Promise<unknown>;
-  private settle: (error: unknown) => void = () => {};
-
-  constructor(
-    private readonly text: string,
-    private readonly values: Array<string | null>,
-    private readonly rowLimit: number,
-    private readonly maxBytes: number,
-  ) {
-    this.done = new Promise((resolve) => (this.settle = resolve));
-  }
-
-  submit(connection: pg.Connection): void {
-    const wire = connection as unknown as Wire;
-    wire.stream.cork?.();
-    try {
-      wire.parse({ text: this.text, types: [] });
-      wire.bind({ values: this.values });
-      wire.describe({ type: 'P' });
-      wire.execute({ rows: this.rowLimit });
-      wire.sync();
-    } finally {
-      wire.stream.uncork?.();
-    }
-  }
-
-  handleRowDescription(message: { fields: Field[] }): void {
-    this.fields = message.fields;
-  }
-
-  handleDataRow(message: { fields: Array<string | null> }): void {
-    if (this.tooLarge) return;
-    // The row past the cap only says there are more: it is not answered, nor counted.
-    if (this.rows.length === this.rowLimit - 1) {
-      this.rows.push(message.fields);
-      return;
-    }
-    this.bytes += rowBytes(message.fields);
-    if (this.bytes <= this.maxBytes) this.rows.push(message.fields);
-    else {
-      this.tooLarge = true;
-      this.rows.length = 0;
-    }
-  }
-
-  /** The row limit was reached: the portal waits, producing nothing more, until the transaction ends. */
-  handlePortalSuspended(): void {}
-
-  handleCommandComplete(): void {}
-
-  handleEmptyQuery(): void {
-    this.empty = true;
-  }
-
-  handleCopyInResponse(connection: pg.Connection): void {
-    (connection as unknown as Wire).sendCopyFail(
-      'COPY FROM STDIN is not available through the driver',
-    );
-  }
-
-  handleCopyData(): void {}
-
-  handleError(error: unknown): void {
-    this.settle(error);
-  }
-
-  handleReadyForQuery(): void {
-    this.settle(null);
-  }
-}
-
-// Type oids whose text is turned into another JSON type.
-const BOOL = 16;
-const BYTEA = 17;
-const INT8 = 20;
-const INT2 = 21;
-const INT4 = 23;
-const OID = 26;
-const FLOAT4 = 700;
-const FLOAT8 = 701;
-const TIMESTAMP = 1114;
-const TIMESTAMPTZ = 1184;
-
-const ISO_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)(\+00)?$/;
-
-/** `2026-01-02 03:04:05.678+00` (DateStyle ISO, UTC) as ISO-8601; infinity, BC and other zones as sent. */
-function isoTimestamp(text: string): string {
-  const match = ISO_TEXT.exec(text);
-  return match ? `${match[1]}T${match[2]}${match[3] ? 'Z' : ''}` : text;
-}
-
-/**
- * JSON-safe values: booleans, integers (past 2^53 as decimal strings), floats (NaN and infinities
- * as text), bytea as base64, timestamps as ISO-8601; everything else as PostgreSQL's own text
- * (numeric exactly, json as written, arrays, intervals, dates).
- */
-function jsonValue(text: string | null, type: number): RawValue {
-  if (text === null) return null;
-  switch (type) {
-    case BOOL:
-      return text === 't';
-    case INT2:
-    case INT4:
-    case OID:
-      return Number(text);
-    case INT8: {
-      const value = Number(text);
-      return Number.isSafeInteger(value) ? value : text;
-    }
-    case FLOAT4:
-    case FLOAT8: {
-      const value = Number(text);
-      return Number.isFinite(value) ? value : text;
-    }
-    case BYTEA:
-      return Buffer.from(text.slice(2), 'hex').toString('base64');
-    case TIMESTAMP:
-    case TIMESTAMPTZ:
-      return isoTimestamp(text);
-    default:
-      return text;
-  }
-}
-
-/** A binding as parameter text; PostgreSQL infers each parameter's type from where it is used. */
-const wireValue = (value: RawBinding): string | null => (value === null ? null : String(value));
-
-/** PgBouncer's answers when no server connection can be had (it sends them as 08P01). */
-const POOLER_UNAVAILABLE =
-  /query_wait_timeout|server login has been failing|no more connections allowed|server conn crashed/;
-
-const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError];
-
-/** pg's errors as refusals: the server's SQLSTATE decides; anything without one is the connection. */
-function refusalOf(error: unknown, timeoutMs: number): unknown {
-  if (error instanceof RawSqlError || PROGRAMMING_ERRORS.some((type) => error instanceof type))
-    return error;
-  const message = error instanceof Error ? error.message : String(error);
-  if (!(error instanceof pg.DatabaseError)) return new RawSqlError('unavailable', message);
-  const code = error.code ?? '';
-  if (code === '57014') return new RawSqlError('timeout', refusals.timeout(timeoutMs));
-  if (code === '25006') return new RawSqlError('read-only', refusals.readOnly);
-  // 42601 is every syntax error; this one is Parse refusing a second command.
-  if (code === '42601' && /multiple commands/.test(message))
-    return new RawSqlError('multiple-statements', refusals.oneStatement);
-  // Connection exceptions, shutdowns, resources, authorization, a database that does not exist;
-  // not 08P01, which is also a Bind with the wrong number of parameters (the session goes on).
-  // PgBouncer's own refusals are 08P01 too: a server it cannot reach or log in to.
-  if (code === '08P01' && POOLER_UNAVAILABLE.test(message))
-    return new RawSqlError('unavailable', message);
-  if ((/^(08|53|57P|28)/.test(code) && code !== '08P01') || code === '3D000')
-    return new RawSqlError('unavailable', message);
-  return new RawSqlError('invalid', message);
-}
 
 export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
   const pool = new pg.Pool({
@@ -280,24 +75,6 @@ export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
     if (!reusable) return client.release(true);
     client.off('error', ignore);
     client.release();
-  };
-
-  /** Declared types by "tableID:columnID"; a lookup that fails leaves the types null. */
-  const declaredTypes = async (
-    client: pg.PoolClient,
-    fields: readonly Field[],
-  ): Promise<Map<string, string>> => {
-    const sourced = fields.filter((f) => f.tableID !== 0);
-    if (sourced.length === 0) return new Map();
-    try {
-      const { rows } = await client.query<{ key: string; type: string }>(DECLARED, [
-        sourced.map((f) => f.tableID),
-        sourced.map((f) => f.columnID),
-      ]);
-      return new Map(rows.map((r) => [r.key, r.type]));
-    } catch {
-      return new Map();
-    }
   };
 
   const run = async (sql: string, bindings: readonly RawBinding[]): Promise<Uint8Array> => {
