@@ -26,38 +26,6 @@ const SQL_CHARACTERS_LIMIT = 4 * 1024 * 1024;
  */
 export type MemoScope = true | { readonly tables: readonly string[] };
 
-/**
- * Runs a compiled statement synchronously on a connection of the engine's own (SQLite), from the
- * memo when `memo` allows it. Rows are returned for a SELECT or a RETURNING.
- */
-export type DirectExecutor = (
-  sql: string,
-  parameters: readonly unknown[],
-  memo: MemoScope | undefined,
-) => unknown[];
-
-/** Per Db: runs its cached SELECTs (`reads`), or every cached statement (`all`), directly. */
-const direct = new WeakMap<
-  Db,
-  { readonly executor: DirectExecutor; readonly statements: 'reads' | 'all' }
->();
-
-/**
- * Lets cached SELECTs on `db` (never on one of its transactions) skip the query executor: an
- * engine whose driver reads synchronously (SQLite) registers its read-only connection here.
- */
-export function registerDirectReader(db: Db, reader: DirectExecutor): void {
-  direct.set(db, { executor: reader, statements: 'reads' });
-}
-
-/**
- * Lets every cached statement of a transaction's Db run on the connection the transaction
- * holds, without the query executor's layers (SQLite).
- */
-export function registerDirectTransaction(trx: Db, executor: DirectExecutor): void {
-  direct.set(trx, { executor, statements: 'all' });
-}
-
 /** Rows kept by a StatementMemo, with the snapshot of the statement that read them. */
 export interface KeptRows {
   readonly snapshot: string;
@@ -76,26 +44,9 @@ export interface StatementMemo {
   keep(sql: string, parameters: readonly unknown[], kept: KeptRows): void;
 }
 
-const statementMemos = new WeakMap<Db, { memo: StatementMemo; applies?: () => boolean }>();
-
 /**
- * Lets memoised SELECTs on `db` (never on one of its transactions) go through `memo`; only
- * while `applies` says so when given (not while reads go to a replica: its memo is the primary's).
- */
-export function registerStatementMemo(db: Db, memo: StatementMemo, applies?: () => boolean): void {
-  statementMemos.set(db, applies ? { memo, applies } : { memo });
-}
-
-/** The StatementMemo of `db`, if its engine has one and it applies now; none on a transaction. */
-export function statementMemoOf(db: Db): StatementMemo | undefined {
-  if (db.isTransaction) return undefined;
-  const entry = statementMemos.get(db);
-  return entry && (!entry.applies || entry.applies()) ? entry.memo : undefined;
-}
-
-/**
- * Runs a cached SELECT that may be large in slices, serving the event loop between them, and
- * charging its rows to `lease` as it reads them.
+ * Runs a SELECT that may be large in slices, serving the event loop between them, and charging
+ * its rows to `lease` as it reads them.
  */
 export type SlicedReader = (
   sql: string,
@@ -103,15 +54,50 @@ export type SlicedReader = (
   lease?: AnswerLease,
 ) => Promise<unknown[]>;
 
-const slicedReaders = new WeakMap<Db, SlicedReader>();
+/** A compiled statement with its values, as a runner gets it. */
+export interface Statement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  /** A SELECT (not a write with RETURNING). */
+  readonly select: boolean;
+}
 
 /**
- * Lets cached SELECTs on `db` that the caller marks `sliced` (a list page) run in slices,
- * each row charged to the answer's lease as it is read: every engine registers how (SQLite
- * steps its statement; PostgreSQL and MariaDB take rows as they arrive and pause the socket).
+ * How statements run on one database (or one transaction): decided once, when it is opened, by
+ * its dialect (dialects/<engine>/statement-runner.ts) and set with useRunner. A Db without one
+ * sends every statement through Kysely's executor (sendStatement).
  */
-export function registerSlicedReader(db: Db, reader: SlicedReader): void {
-  slicedReaders.set(db, reader);
+export interface StatementRunner {
+  /** Runs `statement`; `memo` lets its rows come from an exact memo (MemoScope). */
+  run(statement: Statement, memo: MemoScope | undefined): unknown[] | Promise<unknown[]>;
+  /**
+   * Reads a SELECT the caller marks `sliced` (a list page) in slices, each row charged to the
+   * answer's lease as it is read (SQLite steps its statement; PostgreSQL and MariaDB take rows
+   * as they arrive and pause the socket). Without it, the read waits for admission and its
+   * rows are charged once all are read.
+   */
+  readonly sliced?: SlicedReader;
+  /** The memo that is checked inside the statement (PostgreSQL), if it applies now. */
+  memo?(): StatementMemo | undefined;
+}
+
+const runners = new WeakMap<Db, StatementRunner>();
+
+/** Sets how statements run on `db` (a database when it is opened, or a transaction's Db). */
+export function useRunner(db: Db, runner: StatementRunner): void {
+  runners.set(db, runner);
+}
+
+/** Runs `statement` through Kysely's executor: its connection pool, plugins and log. */
+export async function sendStatement(db: Db, statement: Statement): Promise<unknown[]> {
+  const result = await db.executeQuery(CompiledQuery.raw(statement.sql, [...statement.parameters]));
+  return result.rows as unknown[];
+}
+
+/** The StatementMemo of `db`, if its engine has one and it applies now; none on a transaction. */
+export function statementMemoOf(db: Db): StatementMemo | undefined {
+  if (db.isTransaction) return undefined;
+  return runners.get(db)?.memo?.();
 }
 
 /** A named placeholder for a value that changes from one execution to the next. */
@@ -266,7 +252,7 @@ export function compiledStatement<R>(
  * of them, so it cannot drift from the SQL.
  * `memo` lets the engine reuse the result of the same query while the database still holds what
  * it was computed from (a list's total; the token check), see MemoScope.
- * `sliced`: the result may be large (a list page), see registerSlicedReader. `lease`: the answer's
+ * `sliced`: the result may be large (a list page), see StatementRunner.sliced. `lease`: the answer's
  * share of the memory budget (support/answer-budget.ts) that its rows are charged to: row by row
  * by a sliced reader; else (a database without one) the read waits for admission while the
  * budget is spent, and the rows are charged once the driver has them all.
@@ -283,32 +269,24 @@ export async function runStatement<R>(
   } = {},
 ): Promise<R[]> {
   const template = templateOf(db, encodeKey(key), build);
-  const parameters = parametersOf(template, key, values);
-  const sliced = options.sliced && template.select && slicedReaders.get(db);
-  if (sliced) return (await sliced(template.sql, parameters, options.lease)) as R[];
+  const statement: Statement = {
+    sql: template.sql,
+    parameters: parametersOf(template, key, values),
+    select: template.select,
+  };
+  const runner = runners.get(db);
+  const sliced = options.sliced && template.select && runner?.sliced;
+  if (sliced) return (await sliced(statement.sql, statement.parameters, options.lease)) as R[];
+  const run = () =>
+    (runner ? runner.run(statement, options.memo) : sendStatement(db, statement)) as
+      | R[]
+      | Promise<R[]>;
   const { lease } = options;
-  if (!lease) return execute<R>(db, template, parameters, options.memo);
+  if (!lease) return run();
   const admitted = lease.admission();
   if (admitted) await admitted;
-  const rows = await execute<R>(db, template, parameters, options.memo);
+  const rows = await run();
   const granted = lease.charge(rowsBytes(rows));
   if (granted) await granted;
   return rows;
-}
-
-/** Runs a compiled statement where its engine runs it: directly, through its memo, or sent. */
-async function execute<R>(
-  db: Db,
-  template: Template,
-  parameters: unknown[],
-  memoScope: MemoScope | undefined,
-): Promise<R[]> {
-  const shortcut = direct.get(db);
-  if (shortcut && (shortcut.statements === 'all' || (template.select && !db.isTransaction))) {
-    return shortcut.executor(template.sql, parameters, memoScope) as R[];
-  }
-  const memo = memoScope === true && statementMemoOf(db);
-  if (memo) return (await memo.run(template.sql, parameters)) as R[];
-  const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
-  return result.rows;
 }

@@ -5,7 +5,7 @@ import { Kysely, MysqlDialect, type MysqlPool, sql } from 'kysely';
 import { createPool, type Pool } from 'mysql2';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
-import { registerSlicedReader } from '../../statement-runner.js';
+import { sendStatement, useRunner } from '../../statement-runner.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { mysqlAdapter } from './adapter.js';
 import { checkoutWithin } from './checkout.js';
@@ -60,7 +60,10 @@ export function connectMysql(url: string, options: PoolOptions): Database {
     }),
     log: countingLog(() => (executed += 1)),
   });
-  registerSlicedReader(db, mysqlSlicedReader(db));
+  useRunner(db, {
+    sliced: mysqlSlicedReader(db),
+    run: (statement) => sendStatement(db, statement),
+  });
   return {
     db,
     adapter: mysqlAdapter,

@@ -12,7 +12,7 @@ import {
 import type pg from 'pg';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
-import { registerSlicedReader, registerStatementMemo } from '../../statement-runner.js';
+import { type SlicedReader, useRunner } from '../../statement-runner.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { postgresAdapter } from './adapter.js';
 import { openPostgresPool } from './pool.js';
@@ -20,6 +20,7 @@ import { RoutingDriver, readRouting } from './read-routing.js';
 import { ReplicaMonitor } from './replica-monitor.js';
 import { postgresSlicedReader } from './sliced-reader.js';
 import { snapshotMemo } from './snapshot-memo.js';
+import { postgresRunner } from './statement-runner.js';
 
 /** DATABASE_READ_URL's replicas of the primary (DESIGN.md 3.12). */
 export interface ReplicaOptions {
@@ -45,12 +46,7 @@ export function connectPostgres(
   const primaryReads = postgresSlicedReader(pool, counted);
   if (routed) {
     // The memo's statements run on the primary, and apply only while the request reads there.
-    registerStatementMemo(
-      db,
-      snapshotMemo(direct()),
-      () => routed.routing.replicaNow() === undefined,
-    );
-    registerSlicedReader(db, (text, parameters, lease) => {
+    const reads: SlicedReader = (text, parameters, lease) => {
       const index = routed.routing.replicaNow();
       const reader = index === undefined ? undefined : routed.slicedReaders[index];
       if (!reader || index === undefined) return primaryReads(text, parameters, lease);
@@ -58,10 +54,11 @@ export function connectPostgres(
         if (!routed.routing.fallsBack(error, index)) throw error;
         return primaryReads(text, parameters, lease);
       });
-    });
+    };
+    const onPrimary = () => routed.routing.replicaNow() === undefined;
+    useRunner(db, postgresRunner(db, snapshotMemo(direct()), reads, onPrimary));
   } else {
-    registerStatementMemo(db, snapshotMemo(db));
-    registerSlicedReader(db, primaryReads);
+    useRunner(db, postgresRunner(db, snapshotMemo(db), primaryReads));
   }
   return {
     db,

@@ -9,17 +9,13 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { compileObjectLiteral } from '../../../support/object-literal.js';
 import type { Database } from '../../database.js';
 import type { Db } from '../../db.js';
-import {
-  type DirectExecutor,
-  registerDirectReader,
-  registerDirectTransaction,
-  registerSlicedReader,
-} from '../../statement-runner.js';
+import { useRunner } from '../../statement-runner.js';
 import { sqliteAdapter } from './adapter.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import type { SqliteOptions } from './options.js';
 import { resultMemo, WriteLog, writtenTables } from './result-memo.js';
 import { slicedReader } from './sliced-reader.js';
+import { type DirectExecutor, sqliteRunner, transactionRunner } from './statement-runner.js';
 
 /**
  * Prepared statements held at most, over all the connections of one database (issue 19). A
@@ -198,19 +194,17 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
       })
     : null;
   if (reader && sliced) {
-    registerSlicedReader(db, sliced.read);
     reader.pragma('query_only = ON');
     const prepareRead = statementCache(reader, budget, count);
     const memo = resultMemo(reader, raw, writes, count);
-    registerDirectReader(db, (sqlText, parameters, scope) =>
+    const read: DirectExecutor = (sqlText, parameters, scope) =>
       scope
         ? memo(sqlText, parameters, scope, () => rowsOf(prepareRead(sqlText), parameters))
-        : rowsOf(prepareRead(sqlText), parameters),
-    );
+        : rowsOf(prepareRead(sqlText), parameters);
+    useRunner(db, sqliteRunner(db, read, sliced.read));
   }
   // A write transaction holds Kysely's only connection (its mutex) from begin to commit, and
-  // runs the cached statements on it directly: no executor layers, no await per statement. Its
-  // own statement objects, since rowsOf switches them to raw arrays, which Kysely would not expect.
+  // runs its statements on it directly (transactionRunner). Its own statement objects, since rowsOf switches them to raw arrays, which Kysely would not expect.
   const prepareDirect = statementCache(raw, budget, count, writes);
   const execute: DirectExecutor = (sqlText, parameters) => {
     const statement = prepareDirect(sqlText);
@@ -231,7 +225,7 @@ export function connectSqlite(file: string, options: SqliteOptions): Database {
     transaction: (work) =>
       db.connection().execute(async (connection) => {
         if (checkpointInBackground) checkpointer ??= startCheckpointer(raw, file, options);
-        registerDirectTransaction(connection, execute);
+        useRunner(connection, transactionRunner(execute));
         execute('begin immediate', [], undefined);
         try {
           const result = await work(connection);
