@@ -1,10 +1,11 @@
 // npm run lint [-- --fix]: Biome (format, import order, lint rules of biome.jsonc) on the tree,
-// then dependency-cruiser (layers, file cycles, drivers of .dependency-cruiser.cjs) on src/ and web/.
+// then dependency-cruiser (layers, file cycles, drivers of .dependency-cruiser.cjs) on src/ and web/,
+// then scripts/engine-words.mjs (src/engine/ names no memo, snapshot, carried check or lease).
 //   npm run lint                 checks only; fails on any finding of either
 //   npm run lint -- --fix        formats, sorts imports and applies Biome's safe fixes, then checks
 // (Biome's unsafe fixes are left to a person: removing an unused first import also removes the
 // file's header comment, and an unused variable is renamed `_name` rather than deleted.)
-// Both always run, so one run shows every problem.
+// All always run, so one run shows every problem.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +43,11 @@ if (fix) {
     run('biome', ['lint', '.', '--error-on-warnings', '--max-diagnostics=5'], { quiet: true });
 }
 const layers = run('depcruise', ['src', 'web', '--config', '.dependency-cruiser.cjs']);
+const words =
+  spawnSync(process.execPath, [path.join(root, 'scripts', 'engine-words.mjs')], {
+    cwd: root,
+    stdio: 'inherit',
+  }).status === 0;
 
 if (!biome) {
   console.error(
@@ -58,4 +64,4 @@ if (!layers) {
       "rule's reason).",
   );
 }
-process.exit(biome && layers ? 0 : 1);
+process.exit(biome && layers && words ? 0 : 1);

@@ -149,8 +149,8 @@ function rank(order: readonly string[], name: string): number {
 
 /** The keys of a loaded belongs-to record that name it (the target's title columns it carries). */
 function displayKeys(value: Extract<OutputValue, { kind: 'belongsTo' }>): string[] {
-  const carried = new Set(value.fields.map((f) => f.name));
-  const keys = value.relation.target().titleColumns.filter((c) => carried.has(c));
+  const loaded = new Set(value.fields.map((f) => f.name));
+  const keys = value.relation.target().titleColumns.filter((c) => loaded.has(c));
   return keys.length > 0 ? keys : [value.relation.ownerKey];
 }
 

@@ -5,7 +5,7 @@
 // - answered: the create's own transaction sets the answer and clears the claim, so the record
 //   and its stored answer commit together or not at all.
 // A create that fails deletes its claim: a corrected retry with the same key runs afresh. A claim
-// whose instance died is taken over after CLAIM_LEASE_MS; the answer is only stored by the
+// whose instance died is taken over after CLAIM_EXPIRY_MS; the answer is only stored by the
 // holder of the current claim, so the slower of two holders rolls back instead of creating twice.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../database/db.js';
@@ -15,7 +15,7 @@ import { errors } from '../../errors.js';
 
 const TABLE = 'idempotency_keys';
 /** A claim older than this belongs to a request that died with its instance: another may take it. */
-export const CLAIM_LEASE_MS = 60_000;
+export const CLAIM_EXPIRY_MS = 60_000;
 /** How often one process deletes a database's expired keys (one indexed statement). */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -125,7 +125,7 @@ export async function claimKey(
         kind: 'answered',
         answer: { status: Number(row.status), etag: row.etag, body: row.answer ?? '' },
       };
-    if (Number(row.claimed_at) <= now - CLAIM_LEASE_MS) {
+    if (Number(row.claimed_at) <= now - CLAIM_EXPIRY_MS) {
       const claim = newClaim();
       const taken = await db
         .updateTable(TABLE)
