@@ -91,6 +91,8 @@ export interface WebhookConfig {
   readonly deliveryRetentionDays: number;
   /** WEBHOOKS_POLL_MS: how often each instance looks for new changes and due retries unprompted. */
   readonly pollMs: number;
+  /** WEBHOOKS_BUSY_SHARE: % of the time the worker starts work in while the API is busy (100: always). */
+  readonly busyShare: number;
 }
 
 export interface RedisConfig {
@@ -385,6 +387,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: int(env, 'WEBHOOKS_RETRY_BASE_MS', 5_000, 10, 3_600_000),
       retryMaxMs: int(env, 'WEBHOOKS_RETRY_MAX_MS', 3_600_000, 10, 24 * 3_600_000),
       pollMs: int(env, 'WEBHOOKS_POLL_MS', 1_000, 50, 60_000),
+      busyShare: int(env, 'WEBHOOKS_BUSY_SHARE', 5, 1, 100),
       deliveryRetentionDays: int(env, 'WEBHOOKS_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     }),
     sqlite: Object.freeze({

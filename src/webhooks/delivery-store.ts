@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../database/database.js';
 import { changeOf } from '../engine/changes/change.js';
-import { readTail } from '../engine/changes/change-tail.js';
+import { readTail, TAIL_BATCH } from '../engine/changes/change-tail.js';
 import { refreshKnownSeq } from '../engine/changes/retention.js';
 import type { Row } from '../model/entity.js';
 import { subscribes } from './webhook-events.js';
@@ -40,8 +40,8 @@ export async function hasActiveEndpoints(system: Database): Promise<boolean> {
 /**
  * Turns the changes of `source` (named `key`) after this database's cursor into deliveries for
  * the active endpoints that subscribe to them (in isolation, only of the change's company),
- * adding those endpoints to `given`; answers how many changes it read. The first time, the
- * cursor starts at the log's end. `cursors` keeps each cursor as this process last saw it (read
+ * adding those endpoints to `given`; answers how many changes it read (at most `limit`). The
+ * first time, the cursor starts at the log's end. `cursors` keeps each cursor as this process last saw it (read
  * again under its lock before it is moved), which saves a read of it each time.
  */
 export async function fanOut(
@@ -52,6 +52,7 @@ export async function fanOut(
   now: number,
   given: Set<number> = new Set(),
   cursors: Map<string, number> = new Map(),
+  limit: Parameters<typeof readTail>[2] = TAIL_BATCH,
 ): Promise<number> {
   let from = cursors.get(key);
   if (from === undefined) {
@@ -72,7 +73,7 @@ export async function fanOut(
     }
     from = Number(cursor.seq);
   }
-  const changes = await readTail(source, from);
+  const changes = await readTail(source, from, limit);
   const last = changes[changes.length - 1];
   if (!last) {
     cursors.set(key, from);
@@ -144,7 +145,7 @@ export async function fanOut(
   });
   cursors.set(key, moved ?? Number(last.seq));
   // Read again from where the other instance left it.
-  if (moved !== null) return fanOut(system, key, source, integerKey, now, given, cursors);
+  if (moved !== null) return fanOut(system, key, source, integerKey, now, given, cursors, limit);
   return changes.length;
 }
 

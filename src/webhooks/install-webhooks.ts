@@ -1,8 +1,10 @@
 // Webhooks wired into an app (DESIGN.md 3.10): the operators' routes, and (WEBHOOKS_WORKER) the
-// delivery worker from the app's start to its close.
+// delivery worker from the app's start to its close, held back while the app's requests keep
+// the event loop busy (delivery-pacing.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../database/database.js';
 import { integerKeyOf, type ResourceRoute } from '../engine/routes.js';
+import { DeliveryPacing } from './delivery-pacing.js';
 import { registerWebhookRoutes, type WebhookRouteOptions } from './webhook-routes.js';
 import { sealStoredSecrets, useSealingKey } from './webhook-secret.js';
 import { type WebhookSettings, WebhookWorker } from './webhook-worker.js';
@@ -22,6 +24,8 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
   app.addHook('onReady', async () => {
     await sealStoredSecrets(options.system, key);
   });
+  const pacing = new DeliveryPacing(options.settings.busyShare);
+  if (options.settings.worker) pacing.watch(app.server);
   const worker = new WebhookWorker({
     system: options.system,
     databases: options.databases,
@@ -30,6 +34,7 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
     secretKey: key,
     log: app.log,
     ...(options.clock ? { clock: options.clock } : {}),
+    pacing,
   });
   registerWebhookRoutes(app, { ...options, replayed: () => worker.replayed() });
   if (!options.settings.worker) return;

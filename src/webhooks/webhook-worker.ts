@@ -5,13 +5,15 @@
 // more. Woken by this process's commits at once, and every WEBHOOKS_POLL_MS for the rest
 // (another instance's or a CLI command's commits, retries come due, a claim whose worker died).
 // Nothing a write does waits for it: a write's listener only wakes it, and a slow receiver holds
-// only its own endpoint's lane.
+// only its own endpoint's lane. While the API keeps the event loop busy, each read of a log,
+// claim and attempt waits for the worker's turn (delivery-pacing.ts), and a read is short.
 import type { WebhookConfig } from '../config/config.js';
 import type { Database } from '../database/database.js';
-import { TAIL_BATCH } from '../engine/changes/change-tail.js';
+import { SHORT_TAIL_BATCH, TAIL_BATCH } from '../engine/changes/change-tail.js';
 import { numberCommitted, onChangesCommitted } from '../engine/changes/committed.js';
 import { Gate } from '../support/gate.js';
 import type { WarnLog } from '../support/warn-log.js';
+import type { DeliveryPacing } from './delivery-pacing.js';
 import {
   BATCH,
   type ClaimedBatch,
@@ -39,6 +41,8 @@ export interface WebhookWorkerOptions {
   readonly secretKey: Buffer;
   readonly log: WarnLog;
   readonly clock?: () => number;
+  /** Holds the worker back while the API is busy; none: it never waits. */
+  readonly pacing?: DeliveryPacing;
 }
 
 /** The delay before attempt `attempts + 1`: exponential, capped, with jitter (half to whole). */
@@ -115,6 +119,11 @@ export class WebhookWorker {
     const timer = setInterval(() => this.wake(true), this.options.settings.pollMs);
     timer.unref();
     this.stops.push(() => clearInterval(timer));
+    const { pacing } = this.options;
+    if (pacing) {
+      pacing.start();
+      this.stops.push(() => pacing.stop());
+    }
     this.wake(true);
   }
 
@@ -169,10 +178,15 @@ export class WebhookWorker {
         if (catchUp) await numberCommitted(database);
         // Each read's deliveries go out at once: under steady writes the log always has more.
         // Past a full read the rest is read at once; after a shorter one, by the next pass (the
-        // commits since woke it).
-        for (let read = TAIL_BATCH; read >= TAIL_BATCH; ) {
+        // commits since woke it). Held back, a read is short: it is work on the API's loop.
+        for (let read = 0, limit = 0; read >= limit; ) {
+          await this.turn();
+          if (this.stopped) return;
+          const batch = this.options.pacing?.holding ? SHORT_TAIL_BATCH : TAIL_BATCH;
+          limit = batch;
           const given = new Set<number>();
-          read = await fanOut(system, key, database, integerKey, this.clock(), given, this.cursors);
+          const now = this.clock();
+          read = await fanOut(system, key, database, integerKey, now, given, this.cursors, batch);
           for (const webhookId of given) this.deliver(webhookId);
         }
       }
@@ -222,6 +236,8 @@ export class WebhookWorker {
   private async run(webhookId: number, lane: Lane): Promise<void> {
     const { system } = this.options;
     while (!this.stopped) {
+      await this.turn();
+      if (this.stopped) return;
       lane.again = false;
       const claim = await this.statements.run(() => claimBatch(system, webhookId, this.clock()));
       if (claim === null || 'held' in claim) {
@@ -272,6 +288,7 @@ export class WebhookWorker {
       unreadable = error instanceof Error ? error.message : String(error);
     }
     for (const delivery of batch.deliveries) {
+      await this.turn();
       if (this.stopped) break;
       if (
         settled.length > 0 &&
@@ -301,6 +318,12 @@ export class WebhookWorker {
       if (status === 'pending') break;
     }
     return settled;
+  }
+
+  /** Resolves at once, or at the worker's next turn while the API is busy (delivery-pacing.ts). */
+  private async turn(): Promise<void> {
+    const wait = this.options.pacing?.turn();
+    if (wait) await wait;
   }
 
   /** At most every PRUNE_EVERY_MS: deliveries settled longer ago than the retention go. */

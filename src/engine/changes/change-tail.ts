@@ -10,22 +10,31 @@ import { knownCommitted } from './committed.js';
 
 /** Changes one read of the tail answers at most. */
 export const TAIL_BATCH = 500;
+/** A short read's changes at most (webhooks/delivery-pacing.ts: the webhook worker held back). */
+export const SHORT_TAIL_BATCH = 25;
 
-const TAIL = statementSite('change log tail');
+const TAILS = {
+  [TAIL_BATCH]: statementSite('change log tail'),
+  [SHORT_TAIL_BATCH]: statementSite('change log tail, short'),
+};
 
-/** The stored changes of `database` after `after`, oldest first, at most TAIL_BATCH. */
-export async function readTail(database: Database, after: number): Promise<Row[]> {
+/** The stored changes of `database` after `after`, oldest first, at most `limit`. */
+export async function readTail(
+  database: Database,
+  after: number,
+  limit: typeof TAIL_BATCH | typeof SHORT_TAIL_BATCH = TAIL_BATCH,
+): Promise<Row[]> {
   const { db } = database;
   const rows = await runStatement<Row>(
     db,
-    [TAIL],
+    [TAILS[limit]],
     () =>
       db
         .selectFrom(CHANGES_TABLE)
         .select([...FEED_COLUMNS])
         .where('seq', '>', param('after'))
         .orderBy('seq')
-        .limit(sql.lit(TAIL_BATCH)), // MySQL binds no LIMIT
+        .limit(sql.lit(limit)), // MySQL binds no LIMIT
     { after },
   );
   const last = rows[rows.length - 1];
