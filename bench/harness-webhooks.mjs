@@ -65,3 +65,15 @@ for (let i = 1; i <= endpoints; i++) {
   });
   if (reply.status !== 201) throw new Error(`webhook ${i}: ${reply.status} ${await reply.text()}`);
 }
+// The endpoints are the bench admin's company's (1), and so are C1's templates, but the
+// dataset's templates, which U1 updates, have no company: the worker gives an endpoint with a
+// company only that company's changes (also outside TENANT_ISOLATION), so U1 would deliver
+// nothing. On SQLite the endpoints are made the company-less that receive every change.
+if (process.env.DATABASE_URL?.startsWith('sqlite:')) {
+  const { createRequire } = await import('node:module');
+  const Database = createRequire(import.meta.url)('better-sqlite3');
+  const db = new Database(process.env.DATABASE_URL.slice('sqlite:'.length));
+  db.pragma('busy_timeout = 5000');
+  db.prepare('UPDATE webhooks SET company_id = NULL').run();
+  db.close();
+}
