@@ -38,6 +38,8 @@ export interface KeptRows {
  * statement, and another statement may carry the check for it (a list's page, its total).
  */
 export interface StatementMemo {
+  /** The snapshot of the statement it is in, as text (equal texts: the same commits seen). */
+  readonly snapshot: RawBuilder<string>;
   run(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
   /** What is kept for the statement `sql` with `parameters`. */
   kept(sql: string, parameters: readonly unknown[]): KeptRows | undefined;
@@ -245,13 +247,23 @@ export function compiledStatement<R>(
   return CompiledQuery.raw(template.sql, parametersOf(template, key, values)) as CompiledQuery<R>;
 }
 
+/** The answer's share of the memory budget a read's rows are charged to (runStatement). */
+export interface Charged {
+  readonly lease?: AnswerLease;
+}
+
+export interface RunOptions extends Charged {
+  readonly reuse?: MemoScope;
+  readonly sliced?: boolean;
+}
+
 /**
  * Runs the query of `key` (built by `build` the first time, with `param(name)` for every varying
  * value) with `values` for its placeholders. Every placeholder must have a value. The key holds
  * what `build` reads: the definition objects themselves and the variables, never a description
  * of them, so it cannot drift from the SQL.
- * `memo` lets the engine reuse the result of the same query while the database still holds what
- * it was computed from (a list's total; the token check), see MemoScope.
+ * `reuse` lets the result of the same query be answered again while the database still holds
+ * what it was computed from (a list's total; the token check), from an exact memo: MemoScope.
  * `sliced`: the result may be large (a list page), see StatementRunner.sliced. `lease`: the answer's
  * share of the memory budget (support/answer-budget.ts) that its rows are charged to: row by row
  * by a sliced reader; else (a database without one) the read waits for admission while the
@@ -262,11 +274,7 @@ export async function runStatement<R>(
   key: StatementKey,
   build: () => Compilable<R>,
   values: Readonly<Record<string, unknown>>,
-  options: {
-    readonly memo?: MemoScope;
-    readonly sliced?: boolean;
-    readonly lease?: AnswerLease;
-  } = {},
+  options: RunOptions = {},
 ): Promise<R[]> {
   const template = templateOf(db, encodeKey(key), build);
   const statement: Statement = {
@@ -278,7 +286,7 @@ export async function runStatement<R>(
   const sliced = options.sliced && template.select && runner?.sliced;
   if (sliced) return (await sliced(statement.sql, statement.parameters, options.lease)) as R[];
   const run = () =>
-    (runner ? runner.run(statement, options.memo) : sendStatement(db, statement)) as
+    (runner ? runner.run(statement, options.reuse) : sendStatement(db, statement)) as
       | R[]
       | Promise<R[]>;
   const { lease } = options;

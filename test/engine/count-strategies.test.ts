@@ -4,6 +4,7 @@
 // total and last_page null and has_more.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { keptReadsOf } from '../../src/database/kept-reads.js';
 import {
   defineResource,
   ResourceDefinitionError,
@@ -126,7 +127,7 @@ describe('count strategies', () => {
 
   it('count=none runs one statement fewer than exact (as many where the page carries the exact total: PostgreSQL); estimated above the threshold one more where the engine has a planner estimate (PostgreSQL, MariaDB)', async () => {
     // The exact total's statement, where it is not carried by the page's (list-total.ts).
-    const totalStatement = server.service.database.adapter.snapshot ? 0 : 1;
+    const totalStatement = keptReadsOf(server.service.database.db) ? 0 : 1;
     const statementsOf = async (query: string) => {
       await server.get(`${PATH}?${query}`); // compiled and prepared once
       const before = server.statements();

@@ -21,7 +21,7 @@ async function drawn(db: Db, memo = true): Promise<number> {
     [SITE],
     () => db.selectNoFrom(sql<number>`random()`.as('r')),
     {},
-    memo ? { memo: true } : {},
+    memo ? { reuse: true } : {},
   );
   return Number(row?.r);
 }

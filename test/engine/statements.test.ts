@@ -29,6 +29,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importTemplates } from '../../src/app/resources/import-templates.js';
+import { keptReadsOf } from '../../src/database/kept-reads.js';
 import { type FixtureApp, startFixtureApp } from '../helpers/fixture-app.js';
 import { assertJson, type Reply } from '../helpers/http.js';
 import { seedGroups, seedUsers, templatePayload } from '../helpers/seed.js';
@@ -80,7 +81,7 @@ describe('DESIGN 4 statement budgets', () => {
     });
     const { adapter } = server.service.database;
     relationReads = adapter.childRows ? 0 : 2;
-    totalCarried = adapter.snapshot !== undefined;
+    totalCarried = keptReadsOf(server.service.database.db) !== null;
     // The templates have a version: the locking read carries their rows on every engine with
     // childRows (stored-details.ts), and one more statement reads them only after a lock wait.
     storedReads = !adapter.childRows ? 2 : 0;

@@ -1,7 +1,7 @@
 // The whole token check in one indexed statement (DESIGN.md 4): the token by its hash with its
 // user, unit and company (auth/identity-query.ts), so every request re-validates the scope, and,
 // when the failure counters live in the same database, the caller IP's failure window. On SQLite
-// a repeated check is answered from the exact result memo (statement-runner `memo`) until a commit
+// a repeated check is answered from the exact result memo (statement-runner `reuse`) until a commit
 // that may change one of the tables it reads: writes to the resources' own tables leave it.
 
 import { type Expression, sql } from 'kysely';
@@ -133,7 +133,7 @@ export async function findTokenIdentity(
     },
     ip === null ? { hash } : { hash, ip },
     // Exact: answered from the last result only while no commit may have changed these tables.
-    { memo: TOKEN_MEMO },
+    { reuse: TOKEN_MEMO },
   );
   if (!row) return null;
   let identity = parsed.get(row);

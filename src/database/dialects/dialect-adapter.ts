@@ -78,12 +78,6 @@ export interface DialectAdapter {
     orderBy: string,
   ): RawBuilder<unknown>;
   /**
-   * The snapshot of the statement it is in, as text: two statements with equal snapshots see
-   * the same data (PostgreSQL's pg_current_snapshot()). With the engine's StatementMemo
-   * (statement-runner) it lets a list's page carry its total, counted only when the snapshot moved.
-   */
-  readonly snapshot?: RawBuilder<string>;
-  /**
    * A JSON value as text, on an engine where a read's own statement carries the bearer token's
    * check (issue 22, auth/tokens/carried-token-check.ts): a round trip less per request where
    * every statement is one (PostgreSQL). Absent where the check is as cheap on its own.

@@ -4,15 +4,9 @@
 // PostgreSQL's planner, MariaDB's EXPLAIN; one statement more) or, where the engine has none
 // (SQLite), an extrapolation the bounded count's statement also reads: the share of matches
 // among the newest SAMPLE rows times the table's key span. none: no statement.
-import { type AliasedRawBuilder, type Expression, type SqlBool, sql } from 'kysely';
-import {
-  compiledStatement,
-  param,
-  runStatement,
-  statementMemoOf,
-  statementSite,
-} from '../../database/statement-runner.js';
-import type { Row } from '../../model/entity.js';
+import { type Expression, type SqlBool, sql } from 'kysely';
+import { keptReadsOf, type RidingTotal } from '../../database/kept-reads.js';
+import { compiledStatement, runStatement, statementSite } from '../../database/statement-runner.js';
 import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
@@ -71,7 +65,7 @@ export async function listTotal(
     scopeShape,
   } = matching(resource, context, filters);
   if (strategy === 'exact') {
-    const [counted] = await runStatement(db, totalKey, exact, filters.values, { memo: true });
+    const [counted] = await runStatement(db, totalKey, exact, filters.values, { reuse: true });
     return { total: Number(counted?.total ?? 0), estimated: false };
   }
 
@@ -109,7 +103,7 @@ export async function listTotal(
       ]);
     },
     filters.values,
-    { memo: true },
+    { reuse: true },
   );
   const hits = Number(bounded?.hits ?? 0);
   if (hits <= threshold) return { total: hits, estimated: false };
@@ -135,60 +129,19 @@ export async function listTotal(
   return { total: Math.max(threshold + 1, estimate ?? 0), estimated: true };
 }
 
-const SNAPSHOT_COLUMN = '$total_snapshot';
-const TOTAL_COLUMN = '$total';
-
-/** An exact total that the list's page statement carries (see carriedTotal). */
-export interface CarriedTotal {
-  /** Values of the page statement's placeholders for it. */
-  readonly values: Readonly<Record<string, unknown>>;
-  /** The page's two more columns: its snapshot, and the total unless the kept one holds. */
-  columns(): [AliasedRawBuilder<string, string>, AliasedRawBuilder<number | null, string>];
-  /** The total, from the page's rows (null for an empty page: no row carried it). */
-  read(rows: readonly Row[]): number | null;
-}
-
 /**
- * On an engine with statement snapshots and a StatementMemo (PostgreSQL), the exact total
- * travels in the page's own statement: the page answers its snapshot, and counts only when that
- * differs from the snapshot of the total kept for this statement and these values (the count is
- * an init plan, run only when the CASE reaches it). One statement less per list than listTotal,
- * and the same memo entry as listTotal's, so either keeps it for the other. null elsewhere.
+ * Where the database keeps reads (PostgreSQL, database/kept-reads.ts), the exact total rides on
+ * the list's page statement, counted only when the database moved on since the total kept for
+ * this statement and these values: one statement less per list than listTotal, and the same
+ * kept total as listTotal's, so either keeps it for the other. null elsewhere.
  */
-export function carriedTotal(
+export function ridingTotal(
   resource: Resource,
   context: EngineContext,
   strategy: CountStrategy,
   filters: ListFilters,
-): CarriedTotal | null {
-  const { snapshot } = adapterFor(context, resource.entity.storage);
-  if (strategy !== 'exact' || !snapshot) return null;
+): RidingTotal | null {
+  if (strategy !== 'exact') return null;
   const { db, exact, key } = matching(resource, context, filters);
-  const memo = statementMemoOf(db);
-  if (!memo) return null;
-  const statement = compiledStatement(db, key, exact, filters.values);
-  const kept = memo.kept(statement.sql, statement.parameters);
-  return {
-    values: { kept_total_snapshot: kept?.snapshot ?? '' },
-    columns: () => [
-      snapshot.as(SNAPSHOT_COLUMN),
-      sql<
-        number | null
-      >`case when ${snapshot} = ${param('kept_total_snapshot')} then null else (${exact()}) end`.as(
-        TOTAL_COLUMN,
-      ),
-    ],
-    read(rows) {
-      const [first] = rows;
-      if (!first) return null;
-      const counted = first[TOTAL_COLUMN];
-      if (counted === null && kept) return Number((kept.rows[0] as { total: unknown }).total);
-      const total = Number(counted);
-      memo.keep(statement.sql, statement.parameters, {
-        snapshot: String(first[SNAPSHOT_COLUMN]),
-        rows: [{ total }],
-      });
-      return total;
-    },
-  };
+  return keptReadsOf(db)?.total(key, exact, filters.values) ?? null;
 }

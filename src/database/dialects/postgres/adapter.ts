@@ -6,7 +6,6 @@ import { appendUnnumbered, COUNTER_SEQ, numberChangesInOne } from '../../change-
 import { insertRows } from '../../write-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
 import { estimateCount } from './count-estimate.js';
-import { SNAPSHOT } from './snapshot-memo.js';
 import { typeParser } from './type-parsers.js';
 
 /** SQLSTATE classes that mean "the server cannot be reached or is going away". */
@@ -71,7 +70,6 @@ export const postgresAdapter: DialectAdapter = {
   jsonText: (json) => sql<string>`${json}::text`,
   childValue: (value) =>
     Array.isArray(value) ? typeParser(value[0] as number)(value[1] as string) : value,
-  snapshot: SNAPSHOT,
   childRowsUnderLock: false,
   nullsSortLow: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,

@@ -41,6 +41,7 @@ export function snapshotMemo(db: Db): StatementMemo {
   const keyOf = (text: string, parameters: readonly unknown[]) =>
     `${text}\u0000${JSON.stringify(parameters)}`;
   const memo: StatementMemo = {
+    snapshot: SNAPSHOT,
     kept: (text, parameters) => store.get(keyOf(text, parameters)),
     keep(text, parameters, kept) {
       const key = keyOf(text, parameters);
