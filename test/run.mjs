@@ -51,7 +51,10 @@ const chosen = env.SVC_TEST_ENGINES?.split(',');
 
 /** The suites that need a service beyond the engine under test, and what they need. */
 const SERVICES = [
-  { suites: 'Redis: several instances, shared state (test/redis)', needs: ['TEST_REDIS_URL'] },
+  {
+    suites: 'Redis: several instances, shared state (test/shared-state)',
+    needs: ['TEST_REDIS_URL'],
+  },
   {
     suites: 'identical JSON on every engine (test/engines)',
     needs: ['TEST_POSTGRES_URL', 'TEST_MYSQL_URL'],
@@ -63,7 +66,7 @@ const SERVICES = [
     inPass: ['postgres', 'mysql', 'postgres-pooler'],
   },
   {
-    suites: 'unit databases on a PostgreSQL main database (test/units)',
+    suites: 'unit databases on a PostgreSQL main database (test/unit-databases)',
     needs: ['TEST_POSTGRES_URL'],
   },
   {

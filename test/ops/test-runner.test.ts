@@ -44,7 +44,7 @@ function withoutServices(): NodeJS.ProcessEnv {
 describe('test/run.mjs', { concurrency: true }, () => {
   it('says before it starts which engines and service suites run or are skipped and why, a line per file, and the totals per engine with their time, slowest files and skipped suites', async () => {
     const { code, out } = await runner(withoutServices(), [
-      'test/redis/redis-config',
+      'test/shared-state/redis-config',
       'test/validation/validator',
     ]);
     assert.equal(code, 0, out);
@@ -56,11 +56,11 @@ describe('test/run.mjs', { concurrency: true }, () => {
     );
     assert.match(
       plan,
-      /\n# {3}skip {2}Redis: several instances, shared state \(test\/redis\): TEST_REDIS_URL not set\n/,
+      /\n# {3}skip {2}Redis: several instances, shared state \(test\/shared-state\): TEST_REDIS_URL not set\n/,
     );
     assert.match(
       out,
-      /\n\[1\/2\] ✔ test\/redis\/redis-config\.test\.ts {2}\d+ passed {2}[\d.]+ s\n/,
+      /\n\[1\/2\] ✔ test\/shared-state\/redis-config\.test\.ts {2}\d+ passed {2}[\d.]+ s\n/,
     );
     assert.match(
       out,
