@@ -9,7 +9,7 @@
 //   model/                   entities, relations, rules
 //   engine/                  the generic resource engine
 //   kernel/                  what the features share: request state, middleware, the Redis link
-//   auth/ driver/ notifications/ realtime/ live/   features, side by side on the kernel
+//   auth/ rest-driver/ notifications/ realtime/ live/   features, side by side on the kernel
 //   app/                     the concrete service: entities and resources
 //   http/                    Fastify wiring
 //   service.ts, shared-state.ts              the composition root
@@ -26,7 +26,7 @@ const MODEL = '^src/model/';
 const ENGINE = '^src/engine/';
 const KERNEL = '^src/kernel/';
 const AUTH = '^src/auth/';
-const DRIVER = '^src/driver/';
+const REST_DRIVER = '^src/rest-driver/';
 const NOTIFICATIONS = '^src/notifications/';
 const REALTIME = '^src/realtime/';
 const SCOPED_CHANNELS = '^src/realtime/scoped-channels[.]ts$';
@@ -49,7 +49,7 @@ const KNOWN = [
   ENGINE,
   KERNEL,
   AUTH,
-  DRIVER,
+  REST_DRIVER,
   NOTIFICATIONS,
   REALTIME,
   LIVE,
@@ -203,17 +203,17 @@ module.exports = {
         'the kernel; whoever needs both gets them from the composition root.',
     ),
     onlyImports(
-      'driver-imports-only-kernel-auth-and-below',
-      DRIVER,
-      [...BELOW_FEATURES, AUTH, DRIVER],
-      'driver/ -> notifications/, realtime/, app/, http/, cli/ or the composition root: the ' +
-        'driver endpoint builds on auth/ (its signature and nonce guard) and the kernel only.',
+      'rest-driver-imports-only-kernel-auth-and-below',
+      REST_DRIVER,
+      [...BELOW_FEATURES, AUTH, REST_DRIVER],
+      'rest-driver/ -> notifications/, realtime/, app/, http/, cli/ or the composition root: the ' +
+        'REST driver endpoint builds on auth/ (its signature and nonce guard) and the kernel only.',
     ),
     onlyImports(
       'notifications-imports-only-broadcaster-of-realtime',
       NOTIFICATIONS,
       [...BELOW_FEATURES, NOTIFICATIONS, BROADCASTER],
-      'notifications/ -> realtime/ other than broadcaster.ts, auth/, driver/, app/, http/, ' +
+      'notifications/ -> realtime/ other than broadcaster.ts, auth/, rest-driver/, app/, http/, ' +
         'cli/ or the composition root: realtime/broadcaster.ts is the one narrow interface ' +
         'between the two features.',
     ),
@@ -253,7 +253,7 @@ module.exports = {
       'app-imports-no-wiring',
       APP,
       [...BELOW_FEATURES, AUTH, NOTIFICATIONS, WEBHOOKS, APP],
-      'app/ -> realtime/, driver/, http/, cli/ or the composition root: the concrete service ' +
+      'app/ -> realtime/, rest-driver/, http/, cli/ or the composition root: the concrete service ' +
         'defines entities and resources on the engine (with auth abilities and notifications); ' +
         'the wiring imports it, not the other way round.',
     ),

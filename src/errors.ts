@@ -115,7 +115,7 @@ export const errors = {
       { error: `The server already holds ${limit} WebSocket connections. Try again later.` },
       { 'retry-after': '60' },
     ),
-  // The signed-request driver (docs/driver.md "Signed-request driver"); its 401s count toward the per-IP limit.
+  // The signed-request driver (docs/rest-driver.md "Signed-request driver"); its 401s count toward the per-IP limit.
   driverUnauthenticated: (reason: string) =>
     new HttpError('DRIVER_UNAUTHENTICATED', 401, { error: reason }),
   driverTableNotFound: () =>

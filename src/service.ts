@@ -15,8 +15,6 @@ import { type ConnectOptions, connectDatabase } from './database/connect.js';
 import type { Database } from './database/database.js';
 import { MIGRATION_SETS, migrate } from './database/migrator.js';
 import { UnitDatabases, type UnknownConnection } from './database/unit-databases.js';
-import { DriverConnections } from './driver/driver-connections.js';
-import { registerDriverRoutes } from './driver/driver-routes.js';
 import { show } from './engine/actions/show.js';
 import { keepChanges, refreshKnownSeq } from './engine/changes/retention.js';
 import {
@@ -41,6 +39,8 @@ import { registerNotificationRoutes } from './notifications/notification-routes.
 import { NotificationSender } from './notifications/notification-sender.js';
 import { installRealtime } from './realtime/install-realtime.js';
 import type { PusherServer } from './realtime/pusher-server.js';
+import { RestDriverConnections } from './rest-driver/rest-driver-connections.js';
+import { registerRestDriverRoutes } from './rest-driver/rest-driver-routes.js';
 import { openSharedState } from './shared-state.js';
 import { installWebhooks } from './webhooks/install-webhooks.js';
 
@@ -172,8 +172,8 @@ export async function prepareService(
 }
 
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
-  // Set up first (no file is opened yet): an engine the driver cannot use stops the start here.
-  const driver = config.restDriver.enabled ? DriverConnections.open(config) : null;
+  // Set up first (no file is opened yet): an engine the REST driver cannot use stops the start here.
+  const restDriver = config.restDriver.enabled ? RestDriverConnections.open(config) : null;
   const database = options.prepared
     ? connectDatabase(config.databaseUrl, withReplicas(config))
     : await openDatabase(config);
@@ -311,10 +311,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         },
         clock,
       });
-      if (driver)
-        registerDriverRoutes(app, {
+      if (restDriver)
+        registerRestDriverRoutes(app, {
           config: config.restDriver,
-          connections: driver,
+          connections: restDriver,
           limiter,
           nonces: shared.nonces,
           clock,

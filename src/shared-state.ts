@@ -1,5 +1,5 @@
 // Where the state that instances must agree on lives: in Redis with REDIS_URL (sessions,
-// auth-failure counters, driver nonces, and the connections real-time fan-out uses), else in
+// auth-failure counters, REST driver nonces, and the connections real-time fan-out uses), else in
 // the system database and this process's memory, which serve one instance.
 import type { Clock, FailureStore } from './auth/failure-limiter.js';
 import { redisSessionStore } from './auth/session/redis-session-store.js';
@@ -8,9 +8,9 @@ import { databaseFailureStore } from './auth/stores/database-failure-store.js';
 import { redisFailureStore } from './auth/stores/redis-failure-store.js';
 import type { Config } from './config/config.js';
 import type { Database } from './database/database.js';
-import { MemoryNonceStore, type NonceStore } from './driver/nonce-store.js';
-import { redisNonceStore } from './driver/redis-nonce-store.js';
 import { connectRedis, type SharedRedis } from './kernel/shared-redis.js';
+import { MemoryNonceStore, type NonceStore } from './rest-driver/nonce-store.js';
+import { redisNonceStore } from './rest-driver/redis-nonce-store.js';
 
 export interface SharedState {
   readonly sessions: SessionStore;

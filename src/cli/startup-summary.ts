@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import type { Config } from '../config/config.js';
 import { databaseEngine, databaseLocation } from '../config/database-location.js';
-import { DRIVER_PREFIX } from '../driver/driver-routes.js';
+import { REST_DRIVER_PREFIX } from '../rest-driver/rest-driver-routes.js';
 import { localService } from './local-service.js';
 
 export interface StartupSummary {
@@ -55,7 +55,7 @@ export function startupSummary(
     docs: `${origin}/docs`,
     realtime: realtime.enabled ? push : 'off (REALTIME_NOTIFICATIONS=false)',
     driver: config.restDriver.enabled
-      ? `on, ${origin}${DRIVER_PREFIX}/ (${config.restDriver.allowWrite ? 'writes allowed' : 'read only'})`
+      ? `on, ${origin}${REST_DRIVER_PREFIX}/ (${config.restDriver.allowWrite ? 'writes allowed' : 'read only'})`
       : 'off',
     workers,
     redis: config.redis

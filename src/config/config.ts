@@ -64,7 +64,7 @@ export interface Config {
   readonly readReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number };
   /** Real-time push of notifications over the Pusher protocol (DESIGN.md 3.2, 3.5). */
   readonly realtime: RealtimeConfig;
-  /** The signed-request driver under /_mad/rest-driver/* (issue 6, docs/driver.md "Signed-request driver"). */
+  /** The signed-request driver under /_mad/rest-driver/* (issue 6, docs/rest-driver.md "Signed-request driver"). */
   readonly restDriver: RestDriverConfig;
   /** WORKERS: `svc serve` forks this many worker processes (node:cluster); null runs one process. */
   readonly workers: number | null;

@@ -20,7 +20,7 @@ export interface RawSqlLimits {
 export type RawBinding = string | number | boolean | null;
 
 /**
- * A value as it leaves the driver: JSON-safe (big integers and exact decimals as strings, blobs
+ * A value as it leaves the REST driver: JSON-safe (big integers and exact decimals as strings, blobs
  * as base64, timestamps as ISO-8601 text); booleans where the engine has a boolean type.
  */
 export type RawValue = string | number | boolean | null;
@@ -62,10 +62,10 @@ export type RawSqlRefusalKind =
   | 'unavailable';
 
 /** The operator-facing wording of the refusals, the same on every engine. */
-/** Connections each server database keeps for the driver (per process). */
-export const DRIVER_POOL_SIZE = 2;
-/** How long a driver call waits for a connection (to open, or to be free) before it is a 503. */
-export const DRIVER_CHECKOUT_TIMEOUT_MS = 10_000;
+/** Connections each server database keeps for the REST driver (per process). */
+export const RAW_SQL_POOL_SIZE = 2;
+/** How long a REST driver call waits for a connection (to open, or to be free) before it is a 503. */
+export const RAW_SQL_CHECKOUT_TIMEOUT_MS = 10_000;
 
 export const refusals = {
   readOnly:
@@ -89,7 +89,7 @@ export class RawSqlError extends Error {
 }
 
 /**
- * A result as the driver answers it, JSON text in UTF-8: `{columns, rows, row_count, truncated}`.
+ * A result as the REST driver answers it, JSON text in UTF-8: `{columns, rows, row_count, truncated}`.
  * Encoded where the rows are: on SQLite in the statement's thread, so the event loop only
  * writes the bytes out.
  */

@@ -1,5 +1,5 @@
 // The Redis that several instances share (REDIS_URL, DESIGN.md 2 and 3.2): one command
-// connection for the stores (sessions, failure counters, driver nonces) and the fan-out's
+// connection for the stores (sessions, failure counters, REST driver nonces) and the fan-out's
 // publishes, plus dedicated connections for SUBSCRIBE (a subscribed connection runs nothing
 // else). Every key and channel starts with REDIS_PREFIX. The only module that opens ioredis.
 import { Redis, type RedisOptions } from 'ioredis';

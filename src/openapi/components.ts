@@ -26,7 +26,7 @@ export const securitySchemes = {
     in: 'header',
     name: 'X-Svc-Signature',
     description:
-      'The signed-request driver: an HMAC-SHA256 of the request with REST_DRIVER_SECRET, with `X-Svc-Timestamp` and `X-Svc-Nonce` (docs/driver.md).',
+      'The signed-request driver: an HMAC-SHA256 of the request with REST_DRIVER_SECRET, with `X-Svc-Timestamp` and `X-Svc-Nonce` (docs/rest-driver.md).',
   },
   csrf: {
     type: 'apiKey',

@@ -1,4 +1,4 @@
-// SHA-256 as hex, the digest stored for tokens and sessions and signed by the driver.
+// SHA-256 as hex, the digest stored for tokens and sessions and signed by the REST driver.
 // crypto.hash (Node 20.12+) hashes in one call, about three times faster than a Hash object.
 import crypto, { createHash } from 'node:crypto';
 

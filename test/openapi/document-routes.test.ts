@@ -13,7 +13,7 @@ import type { ResourceRoute } from '../../src/engine/routes.js';
 import { registeredRoutes } from '../../src/http/route-catalog.js';
 import { defineEntity } from '../../src/model/entity.js';
 import { hasMany } from '../../src/model/relations/relation.js';
-import { driverEnv } from '../helpers/driver-client.js';
+import { driverEnv } from '../helpers/rest-driver-client.js';
 import { SessionClient } from '../helpers/session-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 

@@ -12,10 +12,15 @@ import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import type { NotificationEventPayload } from '../../src/notifications/notification-event.js';
 import { assert429, assertBearer401, bearer } from '../helpers/bearer.js';
 import { runCli } from '../helpers/cli.js';
-import { assertDriver401, DRIVER, driverEnv, driverRequest } from '../helpers/driver-client.js';
 import { createTestDatabase } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
 import { RedisProbe, redisEnv, redisSuite } from '../helpers/redis.js';
+import {
+  assertDriver401,
+  DRIVER,
+  driverEnv,
+  driverRequest,
+} from '../helpers/rest-driver-client.js';
 import { templatePayload } from '../helpers/seed.js';
 import { SessionClient, signedIn } from '../helpers/session-client.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/test-server.js';

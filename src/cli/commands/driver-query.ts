@@ -1,9 +1,10 @@
 // svc driver:query "<sql>" [--bindings=<json array>] [--connection=<name>]
 // Signs one statement with REST_DRIVER_SECRET and sends it to the running service at HOST:PORT
-// (docs/driver.md "Signed-request driver"), the same way an external tool would: the answer's JSON on
+// (docs/rest-driver.md "Signed-request driver"), the same way an external tool would: the answer's JSON on
 // stdout; a refusal's message on stderr and exit 1.
-import { DRIVER_PREFIX } from '../../driver/driver-routes.js';
-import { signatureHeaders } from '../../driver/request-signature.js';
+
+import { signatureHeaders } from '../../rest-driver/request-signature.js';
+import { REST_DRIVER_PREFIX } from '../../rest-driver/rest-driver-routes.js';
 import { cliConfig } from '../cli-config.js';
 import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
@@ -65,7 +66,7 @@ export const driverQuery: Command = {
       ...(bindings ? { bindings } : {}),
       ...(connection ? { connection } : {}),
     });
-    const target = `${DRIVER_PREFIX}/query`;
+    const target = `${REST_DRIVER_PREFIX}/query`;
     const { host, port } = localService(config);
     const url = `http://${host}:${port}${target}`;
     let response: Response;

@@ -21,9 +21,9 @@
 import { randomBytes } from 'node:crypto';
 import { createConnection, createPool, type PoolConnection } from 'mysql2';
 import {
-  DRIVER_CHECKOUT_TIMEOUT_MS,
-  DRIVER_POOL_SIZE,
   encodeRawResult,
+  RAW_SQL_CHECKOUT_TIMEOUT_MS,
+  RAW_SQL_POOL_SIZE,
   type RawBinding,
   type RawColumn,
   type RawSql,
@@ -45,10 +45,10 @@ const BACKSTOP_MS = 500;
 export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   const pool = createPool({
     uri: url,
-    connectionLimit: DRIVER_POOL_SIZE,
-    maxIdle: DRIVER_POOL_SIZE,
+    connectionLimit: RAW_SQL_POOL_SIZE,
+    maxIdle: RAW_SQL_POOL_SIZE,
     idleTimeout: 30_000,
-    connectTimeout: DRIVER_CHECKOUT_TIMEOUT_MS,
+    connectTimeout: RAW_SQL_CHECKOUT_TIMEOUT_MS,
     multipleStatements: false,
     charset: 'utf8mb4',
     dateStrings: true,
@@ -67,7 +67,7 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   const checkout = async (): Promise<PoolConnection> => {
     let connection: PoolConnection;
     try {
-      connection = await checkoutWithin(pool, DRIVER_CHECKOUT_TIMEOUT_MS);
+      connection = await checkoutWithin(pool, RAW_SQL_CHECKOUT_TIMEOUT_MS);
     } catch (error) {
       // No free connection in time, a refused login, an unknown database: no statement's fault.
       throw new RawSqlError('unavailable', error instanceof Error ? error.message : String(error));
@@ -108,7 +108,7 @@ export function mysqlRawSql(url: string, limits: RawSqlLimits): RawSql {
   const abandon = (connection: PoolConnection) => {
     const threadId = connection.threadId;
     connection.destroy();
-    const killer = createConnection({ uri: url, connectTimeout: DRIVER_CHECKOUT_TIMEOUT_MS });
+    const killer = createConnection({ uri: url, connectTimeout: RAW_SQL_CHECKOUT_TIMEOUT_MS });
     killer.on('error', ignore);
     killer.query(`KILL CONNECTION ${Number(threadId)}`, () => killer.destroy());
   };

@@ -17,9 +17,9 @@
 // Values arrive as PostgreSQL's text and are made JSON-safe by type (raw-sql-values.ts).
 import pg from 'pg';
 import {
-  DRIVER_CHECKOUT_TIMEOUT_MS,
-  DRIVER_POOL_SIZE,
   encodeRawResult,
+  RAW_SQL_CHECKOUT_TIMEOUT_MS,
+  RAW_SQL_POOL_SIZE,
   type RawBinding,
   type RawColumn,
   type RawSql,
@@ -47,8 +47,8 @@ const STARTUP = { TimeZone: 'UTC', DateStyle: 'ISO, YMD' };
 export function postgresRawSql(url: string, limits: RawSqlLimits): RawSql {
   const pool = new pg.Pool({
     connectionString: url,
-    max: DRIVER_POOL_SIZE,
-    connectionTimeoutMillis: DRIVER_CHECKOUT_TIMEOUT_MS,
+    max: RAW_SQL_POOL_SIZE,
+    connectionTimeoutMillis: RAW_SQL_CHECKOUT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     Client: clientWithStartup(STARTUP),
     application_name: 'svc rest-driver',

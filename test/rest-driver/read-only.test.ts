@@ -9,16 +9,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { testEngine } from '../helpers/engines.js';
+import { assertJson, type Reply } from '../helpers/http.js';
 import {
   DRIVER,
   driverEnv,
   driverQuery,
   driverRequest,
   refusedStatement,
-} from '../helpers/driver-client.js';
-import { declared, param, SLOW_SELECT, schemaSnapshot } from '../helpers/driver-engine.js';
-import { testEngine } from '../helpers/engines.js';
-import { assertJson, type Reply } from '../helpers/http.js';
+} from '../helpers/rest-driver-client.js';
+import { declared, param, SLOW_SELECT, schemaSnapshot } from '../helpers/rest-driver-engine.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const READ_ONLY = refusedStatement(

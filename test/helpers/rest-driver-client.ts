@@ -1,4 +1,4 @@
-// A signing client for the driver tests. It follows docs/driver.md's rule on its own instead of
+// A signing client for the driver tests. It follows docs/rest-driver.md's rule on its own instead of
 // importing src/driver, so a mistake on either side shows up as a failing test.
 import assert from 'node:assert/strict';
 import { createHash, createHmac, randomBytes } from 'node:crypto';

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { driverEnv, driverQuery, refusedStatement } from '../helpers/driver-client.js';
-import { declared, param } from '../helpers/driver-engine.js';
 import { testEngine } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
+import { driverEnv, driverQuery, refusedStatement } from '../helpers/rest-driver-client.js';
+import { declared, param } from '../helpers/rest-driver-engine.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const NO_ROWS = { columns: [], rows: [], row_count: 0, truncated: false };

@@ -1,10 +1,11 @@
-// Signed requests (docs/driver.md "Signed-request driver", DESIGN.md 3.6): X-Svc-Signature is the hex
+// Signed requests (docs/rest-driver.md "Signed-request driver", DESIGN.md 3.6): X-Svc-Signature is the hex
 // HMAC-SHA256 of `METHOD\nTARGET\nTIMESTAMP\nNONCE\nSHA256HEX(BODY)`, the timestamp within 300 s,
 // the nonce new. Every refusal is a 401 `{error}` that counts toward the per-IP failure limit:
 // the 21st request after 20 refusals is the 429 of SPEC.md 7, even when correctly signed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assert429 } from '../helpers/bearer.js';
+import { assertJson, httpRequest, type Reply } from '../helpers/http.js';
 import {
   assertDriver401,
   DRIVER,
@@ -13,8 +14,7 @@ import {
   driverQuery,
   driverRequest,
   signedHeaders,
-} from '../helpers/driver-client.js';
-import { assertJson, httpRequest, type Reply } from '../helpers/http.js';
+} from '../helpers/rest-driver-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const QUERY = `${DRIVER}/query`;

@@ -10,8 +10,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
-import { DRIVER, driverEnv, driverQuery, driverRequest } from '../helpers/driver-client.js';
-import { declared } from '../helpers/driver-engine.js';
 import {
   createTestDatabase,
   runStatements,
@@ -19,6 +17,8 @@ import {
   testEngine,
 } from '../helpers/engines.js';
 import { assertJson } from '../helpers/http.js';
+import { DRIVER, driverEnv, driverQuery, driverRequest } from '../helpers/rest-driver-client.js';
+import { declared } from '../helpers/rest-driver-engine.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const TABLES = `${DRIVER}/tables`;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { DRIVER, DRIVER_SECRET, driverEnv, driverRequest } from '../helpers/driver-client.js';
 import { assertJson } from '../helpers/http.js';
+import { DRIVER, DRIVER_SECRET, driverEnv, driverRequest } from '../helpers/rest-driver-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const NOT_FOUND = { error: 'Not found' };

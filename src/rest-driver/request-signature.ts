@@ -1,4 +1,4 @@
-// How a driver request is signed (docs/driver.md "Signed-request driver"), for both sides: the service
+// How a driver request is signed (docs/rest-driver.md "Signed-request driver"), for both sides: the service
 // checks with it, `svc driver:query` signs with it.
 //
 //   X-Svc-Signature = hex HMAC-SHA256(secret, METHOD \n TARGET \n TIMESTAMP \n NONCE \n SHA256HEX(BODY))

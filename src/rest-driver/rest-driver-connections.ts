@@ -5,13 +5,13 @@ import { type Config, ConfigError } from '../config/config.js';
 import { openRawSql } from '../database/connect.js';
 import type { RawSql } from '../database/raw-sql.js';
 
-export class DriverConnections {
+export class RestDriverConnections {
   private constructor(
     private readonly main: RawSql,
     private readonly named: ReadonlyMap<string, RawSql>,
   ) {}
 
-  static open(config: Config): DriverConnections {
+  static open(config: Config): RestDriverConnections {
     const limits = {
       allowWrite: config.restDriver.allowWrite,
       maxRows: config.restDriver.maxRows,
@@ -33,7 +33,7 @@ export class DriverConnections {
         open(url, `DB_CONNECTIONS entry "${name}"`),
       ]),
     );
-    return new DriverConnections(open(config.databaseUrl, 'DATABASE_URL'), named);
+    return new RestDriverConnections(open(config.databaseUrl, 'DATABASE_URL'), named);
   }
 
   /** The database a request names (null: the main one), or undefined for an unknown name. */

@@ -1,4 +1,4 @@
-// What the driver suites expect that differs by engine (docs/driver.md "Signed-request driver", "How the
+// What the driver suites expect that differs by engine (docs/rest-driver.md "Signed-request driver", "How the
 // limits hold"): placeholders, the catalog's names for declared types, what "the schema" is, and
 // statements only one engine has.
 import { sql } from 'kysely';

@@ -7,7 +7,7 @@ import { errors } from '../errors.js';
 import type { NonceStore } from './nonce-store.js';
 import { checkSignature } from './request-signature.js';
 
-export interface DriverAuthOptions {
+export interface RestDriverAuthOptions {
   readonly secret: string;
   readonly limiter: FailureLimiter;
   readonly nonces: NonceStore;
@@ -16,14 +16,14 @@ export interface DriverAuthOptions {
 
 const EMPTY = Buffer.alloc(0);
 
-export interface DriverAuth {
+export interface RestDriverAuth {
   /** onRequest: refuses a blocked IP before its body is even read. */
   refuseBlocked(request: FastifyRequest): Promise<void>;
   /** preHandler: checks the signature over the raw body; throws the catalog's 401. */
   verify(request: FastifyRequest): Promise<void>;
 }
 
-export function driverAuth(options: DriverAuthOptions): DriverAuth {
+export function restDriverAuth(options: RestDriverAuthOptions): RestDriverAuth {
   const { secret, limiter, nonces, clock } = options;
   return {
     async refuseBlocked(request) {

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Run, runCli } from '../helpers/cli.js';
-import { DRIVER_SECRET, driverEnv } from '../helpers/driver-client.js';
-import { declared, param } from '../helpers/driver-engine.js';
+import { DRIVER_SECRET, driverEnv } from '../helpers/rest-driver-client.js';
+import { declared, param } from '../helpers/rest-driver-engine.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Runs the real CLI from source with `env` on top of a clean environment. */

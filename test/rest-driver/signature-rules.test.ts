@@ -1,12 +1,12 @@
-// The worked example of docs/driver.md "Signed-request driver", checked against the code that verifies
+// The worked example of docs/rest-driver.md "Signed-request driver", checked against the code that verifies
 // requests, and the nonce store's memory: a nonce is refused until its timestamp could no
 // longer pass the clock-skew check, then forgotten.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryNonceStore } from '../../src/driver/nonce-store.js';
-import { checkSignature, stringToSign } from '../../src/driver/request-signature.js';
+import { MemoryNonceStore } from '../../src/rest-driver/nonce-store.js';
+import { checkSignature, stringToSign } from '../../src/rest-driver/request-signature.js';
 
-// The values of docs/driver.md, verbatim.
+// The values of docs/rest-driver.md, verbatim.
 const SECRET = '0123456789abcdef0123456789abcdef';
 const TIMESTAMP = '1767225600';
 const NONCE = '9b1d4c7e2f6a8035c1e4b7d29f0a6e38';
@@ -22,7 +22,7 @@ const headers = (signature: string) => ({
 });
 
 describe('driver: the signing rule', () => {
-  it('signs the docs/driver.md example as docs/driver.md says', () => {
+  it('signs the docs/rest-driver.md example as docs/rest-driver.md says', () => {
     assert.equal(
       stringToSign({
         method: 'post',

@@ -1,4 +1,4 @@
-// The signed-request driver (issue 6, docs/driver.md "Signed-request driver"): raw SQL for an external
+// The signed-request driver (issue 6, docs/rest-driver.md "Signed-request driver"): raw SQL for an external
 // database tool, registered only with REST_DRIVER_ENABLED=true, so that otherwise every path
 // under the prefix is the JSON 404 of any unmatched route.
 //   POST /_mad/rest-driver/query          {sql, bindings?, connection?} -> {columns, rows, row_count, truncated}
@@ -9,16 +9,16 @@ import type { Clock, FailureLimiter } from '../auth/failure-limiter.js';
 import type { RestDriverConfig } from '../config/config.js';
 import { type RawSql, RawSqlError } from '../database/raw-sql.js';
 import { errors } from '../errors.js';
-import { driverAuth } from './driver-auth.js';
-import type { DriverConnections } from './driver-connections.js';
-import { connectionName, readDriverQuery } from './driver-input.js';
 import type { NonceStore } from './nonce-store.js';
+import { restDriverAuth } from './rest-driver-auth.js';
+import type { RestDriverConnections } from './rest-driver-connections.js';
+import { connectionName, readRestDriverQuery } from './rest-driver-input.js';
 
-export const DRIVER_PREFIX = '/_mad/rest-driver';
+export const REST_DRIVER_PREFIX = '/_mad/rest-driver';
 
-export interface DriverRoutesOptions {
+export interface RestDriverRoutesOptions {
   readonly config: RestDriverConfig;
-  readonly connections: DriverConnections;
+  readonly connections: RestDriverConnections;
   readonly limiter: FailureLimiter;
   readonly nonces: NonceStore;
   readonly clock: Clock;
@@ -40,9 +40,12 @@ async function answer<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-export function registerDriverRoutes(app: FastifyInstance, options: DriverRoutesOptions): void {
+export function registerRestDriverRoutes(
+  app: FastifyInstance,
+  options: RestDriverRoutesOptions,
+): void {
   const { connections } = options;
-  const auth = driverAuth({
+  const auth = restDriverAuth({
     secret: options.config.secret,
     limiter: options.limiter,
     nonces: options.nonces,
@@ -69,7 +72,7 @@ export function registerDriverRoutes(app: FastifyInstance, options: DriverRoutes
       scope.addHook('preHandler', auth.verify);
 
       scope.post('/query', async (request, reply) => {
-        const input = readDriverQuery(
+        const input = readRestDriverQuery(
           Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         );
         const target = database(input.connection);
@@ -98,7 +101,7 @@ export function registerDriverRoutes(app: FastifyInstance, options: DriverRoutes
         return { name, columns };
       });
     },
-    { prefix: DRIVER_PREFIX },
+    { prefix: REST_DRIVER_PREFIX },
   );
   app.addHook('onClose', async () => connections.close());
 }

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { driverEnv, driverQuery, refusedStatement } from '../helpers/driver-client.js';
 import { testEngine } from '../helpers/engines.js';
 import { assertJson, type Reply } from '../helpers/http.js';
+import { driverEnv, driverQuery, refusedStatement } from '../helpers/rest-driver-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const MAX_MB = 16;
@@ -68,7 +68,7 @@ describe('driver: answers bounded in bytes', () => {
     // On SQLite the value never leaves the statement's thread. PostgreSQL's and MariaDB's
     // drivers read every value on the event loop (their protocol parsers): only the 422 holds.
     // 500 ms: under the 0.7 s it was held for when the event loop built these answers, and
-    // five times the 0.09 s measured with the bound (docs/driver.md), for a busy 2-core machine.
+    // five times the 0.09 s measured with the bound (docs/rest-driver.md), for a busy 2-core machine.
     if (testEngine === 'sqlite') assert.ok(slowest < 500, `/health took ${Math.round(slowest)} ms`);
   });
 

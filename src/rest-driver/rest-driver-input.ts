@@ -4,7 +4,7 @@
 import type { RawBinding } from '../database/raw-sql.js';
 import { errors } from '../errors.js';
 
-export interface DriverQuery {
+export interface RestDriverQuery {
   readonly sql: string;
   readonly bindings: readonly RawBinding[];
   /** A DB_CONNECTIONS name; null for the main database. */
@@ -27,7 +27,7 @@ export function connectionName(value: unknown): string | null {
 }
 
 /** Parses the raw body the signature covered. */
-export function readDriverQuery(raw: Buffer): DriverQuery {
+export function readRestDriverQuery(raw: Buffer): RestDriverQuery {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
