@@ -26,9 +26,10 @@ const BASELINE = new Set([
   'src/engine/context.ts',
   'src/engine/output/json-answer.ts',
   'src/engine/output/made-answers.ts',
-  'src/engine/output/records.ts',
+  'src/engine/output/find-record.ts',
   'src/engine/routes.ts',
   'src/engine/write/stored-details.ts',
+  'src/engine/write/stored-row.ts',
 ]);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -8,7 +8,7 @@ import { appendChange, createdChanges } from '../changes/change-of-write.js';
 import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecordAndRow } from '../output/records.js';
+import { findRecordAndRow } from '../output/find-record.js';
 import { readPayload } from '../write/payload.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
 import { syncDetails } from '../write/sync-details.js';

@@ -7,7 +7,7 @@ import { rowTag } from '../conditional/entity-tag.js';
 import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findStoredRow } from '../output/records.js';
+import { findStoredRow } from '../write/stored-row.js';
 import { parseKey } from './record-key.js';
 
 export const DELETED = Object.freeze({ message: 'Resource deleted successfully' });

@@ -16,7 +16,7 @@ import type { Row } from '../../model/entity.js';
 import { scopeConditions } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Order, Resource } from '../definition/define-resource.js';
-import { recordsKey, type Select, selectRecords } from '../output/records.js';
+import { recordsKey, type Select, selectRecords } from '../output/select-records.js';
 import { keysetBranches } from '../query/cursor.js';
 import type { ListFilters } from './list-total.js';
 

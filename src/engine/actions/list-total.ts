@@ -10,7 +10,7 @@ import { compiledStatement, runStatement, statementSite } from '../../database/s
 import { scopeConditions, scopeKey } from '../../model/scope.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import type { Select } from '../output/records.js';
+import type { Select } from '../output/select-records.js';
 import type { CountStrategy } from '../query/count.js';
 
 export interface Total {

@@ -1,8 +1,8 @@
 // List (SPEC.md 4.2): filters, sort, page; a fixed number of statements whatever the page size:
 // the total by the count strategy (list-total.ts), the page with its counts and relations
 // (list-page.ts), then one statement per relation the page's statement cannot carry
-// (output/records). Statements are compiled once per shape (database/statement-runner). Issue
-// 21: cursors (query/cursor.ts) instead of an OFFSET. Issue 22, on PostgreSQL: one statement
+// (output/assemble-records.ts). Statements are compiled once per shape
+// (database/statement-runner). Issue 21: cursors (query/cursor.ts) instead of an OFFSET. Issue 22, on PostgreSQL: one statement
 // reads the total, the token check and the page, and the page (and the answer made from it,
 // output/made-answers.ts) is kept until the database moves on (database/kept-reads.ts).
 import { carriedOn } from '../../database/carried-check.js';
@@ -10,8 +10,9 @@ import type { Charged } from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Order, Resource } from '../definition/define-resource.js';
+import { assembleRecords } from '../output/assemble-records.js';
 import { type AnswerMemo, answerMemo, type MadeAnswer } from '../output/made-answers.js';
-import { assembleRecords, readInOne } from '../output/records.js';
+import { readInOne } from '../output/record-layout.js';
 import { type Count, parseCount } from '../query/count.js';
 import {
   encodeCursor,

@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecordAndRow } from '../output/records.js';
+import { findRecordAndRow } from '../output/find-record.js';
 import { parseKey } from './record-key.js';
 
 export async function show(

@@ -13,7 +13,7 @@ import { rowTag, type TaggedRecord } from '../conditional/entity-tag.js';
 import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findRecordAndRow } from '../output/records.js';
+import { findRecordAndRow } from '../output/find-record.js';
 import { readPayload } from '../write/payload.js';
 import { loadStoredRecord } from '../write/stored-details.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';

@@ -1,6 +1,6 @@
 // The keys a resource answers, and what each holds, for a view (list items or show/write
 // answers), following the engine's own projection rules (SPEC.md 2.2; output/projection.ts and
-// output/records.ts): the full record is the entity's visible columns, appends, belongs-to
+// output/assemble-records.ts): the full record is the entity's visible columns, appends, belongs-to
 // records, has-many rows and counts, less the resource's hidden fields; a projection picks keys
 // from it. The OpenAPI item schemas and the admin list columns are both made from this.
 import type { BelongsTo, HasMany } from '../../model/entity.js';

@@ -14,7 +14,7 @@ import type { TaggedRecord } from '../conditional/entity-tag.js';
 import { checkWrite, type Preconditions, requireIfMatch } from '../conditional/preconditions.js';
 import { adapterFor, type EngineContext } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
-import { findStoredRow } from '../output/records.js';
+import { findStoredRow } from '../write/stored-row.js';
 import { storedValues } from '../write/stored-values.js';
 import { findRevision, lastVersion } from './history.js';
 import { storedRecordOf } from './revision.js';

@@ -10,13 +10,9 @@ import type { Connections } from '../../model/connections.js';
 import type { HasMany, Row } from '../../model/entity.js';
 import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
-import {
-  embeddedRelations,
-  findStoredRow,
-  SNAPSHOT_VERSION,
-  storedDetailRows,
-} from '../output/records.js';
+import { embeddedRelations } from '../output/record-layout.js';
 import type { DetailPayload } from './payload.js';
+import { findStoredRow, SNAPSHOT_VERSION, storedDetailRows } from './stored-row.js';
 import type { StoredDetails } from './write-plan.js';
 
 export interface StoredRecord {
