@@ -6,7 +6,8 @@
 import type { ResourceRoute } from '../engine/routes.js';
 import { responses, schemas, securitySchemes } from './components.js';
 import type { Schema } from './json-schema.js';
-import { type Operation, type PathItem, resourceOperations } from './resource-operations.js';
+import type { Operation, PathItem } from './operation.js';
+import { resourceOperations } from './resource/resource-operations.js';
 import { serviceEndpoints, serviceSchemas } from './service-endpoints.js';
 
 export interface DocumentInput {

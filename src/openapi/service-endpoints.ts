@@ -6,7 +6,7 @@ import { notificationEndpoints } from './endpoints/notification-endpoints.js';
 import { operationEndpoints } from './endpoints/operation-endpoints.js';
 import { sessionEndpoints } from './endpoints/session-endpoints.js';
 import { webhookEndpoints } from './endpoints/webhook-endpoints.js';
-import type { Operation } from './resource-operations.js';
+import type { Operation } from './operation.js';
 
 export { serviceSchemas } from './endpoints/schemas.js';
 

@@ -3,7 +3,7 @@
 // session route never answers 429: the per-address limit blocks bearer requests and logins.
 import { BODY_ERRORS, errorResponses, json } from '../components.js';
 import type { Schema } from '../json-schema.js';
-import type { Operation } from '../resource-operations.js';
+import type { Operation } from '../operation.js';
 
 export const string = { type: 'string' };
 export const integer = { type: 'integer' };

@@ -2,7 +2,7 @@
 // src/realtime): the send API, the reader's endpoints, the client settings, channel auth and the
 // Pusher HTTP API of the embedded server (the last two only while real time is on).
 import { errorResponses, json, ref } from '../components.js';
-import type { Operation } from '../resource-operations.js';
+import type { Operation } from '../operation.js';
 import {
   body,
   integer,

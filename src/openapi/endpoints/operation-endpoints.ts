@@ -1,7 +1,7 @@
 // Operations and descriptions: /health, /ready, this document and its page, and the signed-request
 // driver's routes (docs/rest-driver.md; only while REST_DRIVER_ENABLED=true).
 import { BODY_ERRORS, errorResponses, json, ref } from '../components.js';
-import type { Operation } from '../resource-operations.js';
+import type { Operation } from '../operation.js';
 import { body, integer, object, ok, string } from './builders.js';
 
 const driverErrors = {

@@ -1,7 +1,7 @@
 // Sessions, the admin front end's metadata and lookups, and the token admin API (DESIGN.md 3.5,
 // 3.8; src/auth/session, src/auth/tokens, src/http/description-routes.ts).
 import { BODY_ERRORS, errorResponses, json, ref } from '../components.js';
-import type { Operation } from '../resource-operations.js';
+import type { Operation } from '../operation.js';
 import {
   body,
   integer,

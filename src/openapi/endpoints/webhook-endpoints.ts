@@ -1,7 +1,7 @@
 // Webhooks beyond the resource's own operations (DESIGN.md 3.10; src/webhooks): the secret's
 // rotation, an endpoint's deliveries and their replay. Admin users only, in either mode.
 import { errorResponses, json } from '../components.js';
-import type { Operation } from '../resource-operations.js';
+import type { Operation } from '../operation.js';
 import { integer, nullable, object, string, timestamp } from './builders.js';
 
 const delivery = object({
