@@ -186,6 +186,95 @@ function lastParameter(path: string): string {
   return names[names.length - 1] ?? 'id';
 }
 
+/** Work on a request's context -> the request's handler: authorized, settled, sent. */
+type Work = (context: EngineContext, request: FastifyRequest) => Promise<Answer>;
+
+/**
+ * The handler of `action`'s `work`: authorized, its check settled (settled above), its answer
+ * sent, a streamed one cut when its client stalls.
+ */
+function answering(resource: Resource, deps: RouteDependencies, streamAbove: number) {
+  const stallTimeoutMs = deps.answerStallTimeoutMs ?? 30_000;
+  const authorized = async (action: Action, context: EngineContext) => {
+    if (resource.authorize && !(await resource.authorize(action, context)))
+      throw errors.unauthorized();
+  };
+  return (action: Action, work: Work) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const attempt = async (context: EngineContext) => {
+      await authorized(action, context);
+      return work(context, request);
+    };
+    const context = deps.context(request);
+    const answer = context.check
+      ? await settled(context.check, attempt(context), () => attempt(deps.context(request)))
+      : await attempt(context);
+    reply.code(answer.status);
+    if (answer.headers) reply.headers(answer.headers);
+    if (answer.text === undefined && answer.body === undefined) return reply.send();
+    const text = answer.text ?? jsonAnswer(answer.body, streamAbove);
+    if (text instanceof Readable)
+      cutWhenStalled(text, request.raw.socket, stallTimeoutMs, () =>
+        request.log.info(
+          { timeoutMs: stallTimeoutMs },
+          'answer cut: its client read nothing of it in time',
+        ),
+      );
+    return reply.type(JSON_TYPE).send(text);
+  };
+}
+
+/** GET of the list: its answer charged to the answers' memory budget until it is written. */
+function listWork(resource: Resource, deps: RouteDependencies, streamAbove: number): Work {
+  return async (c, r) => {
+    const seq = changesSeq(resource, c);
+    const prefer = r.headers.prefer;
+    // Given back as the answer is written (output/json-answer.ts), or here if it fails first.
+    const lease = deps.answerBudget?.lease();
+    try {
+      const answer = await listAnswer(resource, c, mergeInputs(r.query, r.body), {
+        prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
+        cursorKey: deps.cursorKey,
+        lease,
+        keepAnswers: true,
+      });
+      return await listReply(answer, r, streamAbove, lease, seq);
+    } catch (error) {
+      lease?.end();
+      throw error;
+    }
+  };
+}
+
+/** POST of a create: with an Idempotency-Key, a retry answers the first create's answer. */
+function createWork(resource: Resource, route: ResourceRoute, deps: RouteDependencies): Work {
+  const ttlMs = (deps.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000;
+  return async (c, r) => {
+    const key = readIdempotencyKey(r.headers['idempotency-key']);
+    if (key === null) return tagged(201, await create(resource, c, r.body));
+    const outcome = await idempotentCreate(resource, c, r.body, { key, route: route.path, ttlMs });
+    if (!outcome.replayed) return tagged(201, outcome.answer);
+    const { status, etag, body } = outcome.answer;
+    return {
+      status,
+      text: body,
+      headers: { 'idempotent-replayed': 'true', ...(etag ? { etag } : {}) },
+    };
+  };
+}
+
+/** GET of one record: 304 or 412 by If-None-Match / If-Match against its ETag. */
+function showWork(resource: Resource, idOf: (request: FastifyRequest) => unknown): Work {
+  return async (c, r) => {
+    const seq = { 'changes-seq': changesSeq(resource, c) };
+    const answer = await show(resource, c, idOf(r));
+    const outcome = evaluate(preconditionsOf(r.headers), answer.etag, 'read');
+    if (outcome === 'failed') throw preconditionFailed(answer.etag);
+    if (outcome === 'not-modified')
+      return { status: 304, headers: { ...seq, ...etagHeader(answer.etag) } };
+    return { status: 200, body: answer.body, headers: { ...seq, ...etagHeader(answer.etag) } };
+  };
+}
+
 export function registerResourceRoutes(
   app: FastifyInstance,
   route: ResourceRoute,
@@ -202,44 +291,18 @@ export function registerResourceRoutes(
       deps.middleware(spec),
     ) ?? [];
 
-  const authorized = async (action: Action, context: EngineContext) => {
-    if (resource.authorize && !(await resource.authorize(action, context)))
-      throw errors.unauthorized();
-  };
   const streamAbove = deps.streamAbove ?? 1024 * 1024;
-  const stallTimeoutMs = deps.answerStallTimeoutMs ?? 30_000;
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[idParameter];
-  const run =
-    (action: Action, work: (context: EngineContext, request: FastifyRequest) => Promise<Answer>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const attempt = async (context: EngineContext) => {
-        await authorized(action, context);
-        return work(context, request);
-      };
-      const context = deps.context(request);
-      const answer = context.check
-        ? await settled(context.check, attempt(context), () => attempt(deps.context(request)))
-        : await attempt(context);
-      reply.code(answer.status);
-      if (answer.headers) reply.headers(answer.headers);
-      if (answer.text === undefined && answer.body === undefined) return reply.send();
-      const text = answer.text ?? jsonAnswer(answer.body, streamAbove);
-      if (text instanceof Readable)
-        cutWhenStalled(text, request.raw.socket, stallTimeoutMs, () =>
-          request.log.info(
-            { timeoutMs: stallTimeoutMs },
-            'answer cut: its client read nothing of it in time',
-          ),
-        );
-      return reply.type(JSON_TYPE).send(text);
-    };
+  const run = answering(resource, deps, streamAbove);
   /** The preconditions of an update or delete: 428 without If-Match where the resource requires it. */
   const writeConditions = (request: FastifyRequest): Preconditions => {
     const preconditions = preconditionsOf(request.headers);
     if (resource.requireIfMatch) requireIfMatch(preconditions);
     return preconditions;
   };
-  const ttlMs = (deps.idempotencyKeyTtlSeconds ?? DEFAULT_IDEMPOTENCY_TTL_SECONDS) * 1000;
+
+  const updateWork: Work = async (c, r) =>
+    tagged(200, await update(resource, c, idOf(r), r.body, writeConditions(r)));
 
   const feedPath = `${route.path}/changes`;
   // History (DESIGN.md 3.11): show's abilities and scope; a restore is an update's.
@@ -247,32 +310,8 @@ export function registerResourceRoutes(
   const restorePath = `${historyPath}/:seq/restore`;
   const seqOf = (request: FastifyRequest) => (request.params as Record<string, string>).seq;
   const deletedPath = `${route.path}/deleted`;
-  const table: Array<
-    [Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, Parameters<typeof run>[1]]
-  > = [
-    [
-      'list',
-      'GET',
-      route.path,
-      async (c, r) => {
-        const seq = changesSeq(resource, c);
-        const prefer = r.headers.prefer;
-        // Given back as the answer is written (output/json-answer.ts), or here if it fails first.
-        const lease = deps.answerBudget?.lease();
-        try {
-          const answer = await listAnswer(resource, c, mergeInputs(r.query, r.body), {
-            prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
-            cursorKey: deps.cursorKey,
-            lease,
-            keepAnswers: true,
-          });
-          return await listReply(answer, r, streamAbove, lease, seq);
-        } catch (error) {
-          lease?.end();
-          throw error;
-        }
-      },
-    ],
+  const table: Array<[Action, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', string, Work]> = [
+    ['list', 'GET', route.path, listWork(resource, deps, streamAbove)],
     [
       // The feed (DESIGN.md 3.9): the list's abilities and scope.
       'list',
@@ -293,41 +332,8 @@ export function registerResourceRoutes(
         body: await readDeleted(resource, c, historyQueryOf(r.query as Record<string, unknown>)),
       }),
     ],
-    [
-      'create',
-      'POST',
-      route.path,
-      async (c, r) => {
-        const key = readIdempotencyKey(r.headers['idempotency-key']);
-        if (key === null) return tagged(201, await create(resource, c, r.body));
-        const outcome = await idempotentCreate(resource, c, r.body, {
-          key,
-          route: route.path,
-          ttlMs,
-        });
-        if (!outcome.replayed) return tagged(201, outcome.answer);
-        const { status, etag, body } = outcome.answer;
-        return {
-          status,
-          text: body,
-          headers: { 'idempotent-replayed': 'true', ...(etag ? { etag } : {}) },
-        };
-      },
-    ],
-    [
-      'show',
-      'GET',
-      itemPath,
-      async (c, r) => {
-        const seq = { 'changes-seq': changesSeq(resource, c) };
-        const answer = await show(resource, c, idOf(r));
-        const outcome = evaluate(preconditionsOf(r.headers), answer.etag, 'read');
-        if (outcome === 'failed') throw preconditionFailed(answer.etag);
-        if (outcome === 'not-modified')
-          return { status: 304, headers: { ...seq, ...etagHeader(answer.etag) } };
-        return { status: 200, body: answer.body, headers: { ...seq, ...etagHeader(answer.etag) } };
-      },
-    ],
+    ['create', 'POST', route.path, createWork(resource, route, deps)],
+    ['show', 'GET', itemPath, showWork(resource, idOf)],
     [
       'show',
       'GET',
@@ -357,18 +363,8 @@ export function registerResourceRoutes(
         return tagged(status, answer);
       },
     ],
-    [
-      'update',
-      'PUT',
-      itemPath,
-      async (c, r) => tagged(200, await update(resource, c, idOf(r), r.body, writeConditions(r))),
-    ],
-    [
-      'update',
-      'PATCH',
-      itemPath,
-      async (c, r) => tagged(200, await update(resource, c, idOf(r), r.body, writeConditions(r))),
-    ],
+    ['update', 'PUT', itemPath, updateWork],
+    ['update', 'PATCH', itemPath, updateWork],
     [
       'delete',
       'DELETE',
@@ -386,7 +382,7 @@ export function registerResourceRoutes(
       url,
       preHandler: handlersFor(action),
       handler: run(action, work),
-      // run() settles the check the statements carry: the reads', and the writes' reloads (not
+      // answering() settles the check the statements carry: the reads', and the writes' reloads (not
       // the feed's, the history's: the log's statements carry none; nor the restore's first reads).
       config: {
         carriesCredentialCheck:

@@ -142,6 +142,54 @@ export function defineResource(config: ResourceConfig): Resource {
     return [name, fn] as const;
   });
 
+  const settings = listSettings(config, entity, fail);
+  const { hidden, indexFields, showFields, transformers, transformable } = checkedProjections(
+    config,
+    entity,
+    primaryKey,
+    { appends, belongsTo, hasMany, counts },
+    fail,
+  );
+  const keyCast = entity.casts[primaryKey];
+
+  return Object.freeze({
+    entity,
+    name: config.name ?? entity.table.replace(/_/g, '-'),
+    primaryKey,
+    keyIsInteger:
+      keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),
+    searchable,
+    sortable,
+    belongsTo,
+    hasMany,
+    counts,
+    appends,
+    hidden,
+    ...settings,
+    details,
+    index: compileProjection(indexFields, primaryKey, hidden, transformers),
+    show: compileProjection(showFields, primaryKey, hidden, transformers),
+    indexFields: [...indexFields],
+    showFields: [...showFields],
+    transformedFields: () => [...transformers.keys()],
+    label: config.label ?? null,
+    singularLabel: config.singularLabel ?? null,
+    labels: { ...entity.labels, ...(config.labels ?? {}) },
+    authorize: config.authorize ?? null,
+    openLookups: config.openLookups ?? false,
+    afterUpdate: config.afterUpdate ?? null,
+    answerOnCreate: config.answerOnCreate ?? null,
+    adminPanels: [...(config.adminPanels ?? [])],
+    listColumns: config.listColumns ? [...config.listColumns] : null,
+    addTransformer(field: string, transformer: Transformer) {
+      transformable(field);
+      transformers.set(field, transformer);
+    },
+  });
+}
+
+/** The list's and the writes' settings, checked; the defaults where the config gives none. */
+function listSettings(config: ResourceConfig, entity: Entity, fail: (message: string) => never) {
   let defaultOrder: Order | null = null;
   if (config.defaultOrder) {
     const match = /^\s*(\w+)\s+(asc|desc)\s*$/i.exec(config.defaultOrder);
@@ -168,7 +216,29 @@ export function defineResource(config: ResourceConfig): Resource {
   const countThreshold = config.countThreshold ?? DEFAULTS.countThreshold;
   if (!Number.isInteger(countThreshold) || countThreshold < 1)
     fail('countThreshold must be a positive integer');
+  return {
+    defaultOrder,
+    perPage,
+    maxPerPage,
+    maxDetailRows,
+    requireIfMatch,
+    defaultCount,
+    countThreshold,
+  };
+}
 
+/**
+ * The answers' projections (indexFields, showFields), hidden fields and transformers, checked
+ * against what the record carries (`fields`: its relations, counts and appends).
+ */
+function checkedProjections(
+  config: ResourceConfig,
+  entity: Entity,
+  primaryKey: string,
+  fields: Pick<Resource, 'appends' | 'belongsTo' | 'hasMany' | 'counts'>,
+  fail: (message: string) => never,
+) {
+  const { appends, belongsTo, hasMany, counts } = fields;
   const hidden = new Set(config.hidden ?? DEFAULTS.hidden);
   const known = new Set([
     ...entity.columns,
@@ -211,48 +281,7 @@ export function defineResource(config: ResourceConfig): Resource {
     Object.entries(config.transformers ?? DEFAULTS.transformers),
   );
   for (const field of transformers.keys()) transformable(field);
-  const keyCast = entity.casts[primaryKey];
-
-  return Object.freeze({
-    entity,
-    name: config.name ?? entity.table.replace(/_/g, '-'),
-    primaryKey,
-    keyIsInteger:
-      keyCast === 'integer' || (keyCast === undefined && primaryKey === entity.primaryKey),
-    searchable,
-    sortable,
-    belongsTo,
-    hasMany,
-    counts,
-    appends,
-    hidden,
-    defaultOrder,
-    perPage,
-    maxPerPage,
-    maxDetailRows,
-    requireIfMatch,
-    defaultCount,
-    countThreshold,
-    details,
-    index: compileProjection(indexFields, primaryKey, hidden, transformers),
-    show: compileProjection(showFields, primaryKey, hidden, transformers),
-    indexFields: [...indexFields],
-    showFields: [...showFields],
-    transformedFields: () => [...transformers.keys()],
-    label: config.label ?? null,
-    singularLabel: config.singularLabel ?? null,
-    labels: { ...entity.labels, ...(config.labels ?? {}) },
-    authorize: config.authorize ?? null,
-    openLookups: config.openLookups ?? false,
-    afterUpdate: config.afterUpdate ?? null,
-    answerOnCreate: config.answerOnCreate ?? null,
-    adminPanels: [...(config.adminPanels ?? [])],
-    listColumns: config.listColumns ? [...config.listColumns] : null,
-    addTransformer(field: string, transformer: Transformer) {
-      transformable(field);
-      transformers.set(field, transformer);
-    },
-  });
+  return { hidden, indexFields, showFields, transformers, transformable };
 }
 
 /** A relation's keys and loaded columns must be columns of the entities on each side. */

@@ -72,6 +72,46 @@ export interface LookupOptions {
   readonly tenantReferences?: boolean;
 }
 
+/**
+ * Lookup `i` of the batch: its key and column as `k<i>`, `v<i>`; null in the others' columns.
+ * From three lookups on, the first select's nulls are typed, each a sub-select of its lookup's
+ * column that finds no row: PostgreSQL resolves a union's column types pair by pair from the
+ * left, and two untyped nulls would make a text column that an integer one then fails to
+ * match. With two, one null meets the typed column at once and takes its type.
+ */
+function lookupBranch(db: Db, batch: readonly Asked[], i: number, scope: Scope): Select {
+  const one = batch[i] as Asked;
+  const none = (other: Asked, column: string) =>
+    i === 0 && batch.length > 2
+      ? db.selectFrom(other.table).select(sql.ref(column).as('none')).where(sql<boolean>`1 = 0`)
+      : sql`null`;
+  const columns = [];
+  for (let j = 0; j < batch.length; j++) {
+    const other = batch[j] as Asked;
+    columns.push(
+      (j === i ? sql.ref(one.key) : none(other, other.key)).as(`k${j}`),
+      (j === i ? sql.ref(one.column) : none(other, other.column)).as(`v${j}`),
+    );
+  }
+  const listed = db
+    .selectFrom(one.table)
+    .select(columns)
+    .where(one.column, 'in', paramList(`l${i}v`, one.keys.length));
+  const { where } = one;
+  const query =
+    where === null
+      ? listed
+      : where.value === null
+        ? listed.where(where.column, 'is', null)
+        : listed.where(where.column, '=', param(`l${i}w`));
+  const { entity } = one;
+  if (!entity) return query as Select;
+  const conditions = one.reference
+    ? referenceConditions(entity, scope)
+    : scopeConditions(entity, scope).where;
+  return conditions.reduce((q, w) => q.where(w), query) as Select;
+}
+
 export function databaseLookup(
   connections: Connections,
   scope: Scope = NO_SCOPE,
@@ -115,7 +155,7 @@ export function databaseLookup(
       db,
       [LOOKUPS, ...key],
       () => {
-        const selects = batch.map((_, i) => branch(db, batch, i));
+        const selects = batch.map((_, i) => lookupBranch(db, batch, i, scope));
         return selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0] as Select);
       },
       values,
@@ -130,45 +170,6 @@ export function databaseLookup(
     batch.forEach((one, i) => {
       one.found(found[i] ?? []);
     });
-  };
-  /**
-   * Lookup `i` of the batch: its key and column as `k<i>`, `v<i>`; null in the others' columns.
-   * From three lookups on, the first select's nulls are typed, each a sub-select of its lookup's
-   * column that finds no row: PostgreSQL resolves a union's column types pair by pair from the
-   * left, and two untyped nulls would make a text column that an integer one then fails to
-   * match. With two, one null meets the typed column at once and takes its type.
-   */
-  const branch = (db: Db, batch: readonly Asked[], i: number): Select => {
-    const one = batch[i] as Asked;
-    const none = (other: Asked, column: string) =>
-      i === 0 && batch.length > 2
-        ? db.selectFrom(other.table).select(sql.ref(column).as('none')).where(sql<boolean>`1 = 0`)
-        : sql`null`;
-    const columns = [];
-    for (let j = 0; j < batch.length; j++) {
-      const other = batch[j] as Asked;
-      columns.push(
-        (j === i ? sql.ref(one.key) : none(other, other.key)).as(`k${j}`),
-        (j === i ? sql.ref(one.column) : none(other, other.column)).as(`v${j}`),
-      );
-    }
-    const listed = db
-      .selectFrom(one.table)
-      .select(columns)
-      .where(one.column, 'in', paramList(`l${i}v`, one.keys.length));
-    const { where } = one;
-    const query =
-      where === null
-        ? listed
-        : where.value === null
-          ? listed.where(where.column, 'is', null)
-          : listed.where(where.column, '=', param(`l${i}w`));
-    const { entity } = one;
-    if (!entity) return query as Select;
-    const conditions = one.reference
-      ? referenceConditions(entity, scope)
-      : scopeConditions(entity, scope).where;
-    return conditions.reduce((q, w) => q.where(w), query) as Select;
   };
   const lookup = (
     table: string,
