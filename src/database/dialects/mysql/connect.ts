@@ -9,14 +9,18 @@ import { sendStatement, useRunner } from '../../statement-runner.js';
 import { countingLog, type PoolOptions } from '../pool-options.js';
 import { mysqlAdapter } from './adapter.js';
 import { checkoutWithin } from './checkout.js';
+import { MAX_PER_CONNECTION, preparedConnection } from './prepared.js';
 import { mysqlSlicedReader } from './sliced-reader.js';
 
-/** Kysely's view of the pool: every checkout bounded by DB_CONNECT_TIMEOUT_MS (checkout.ts). */
+/**
+ * Kysely's view of the pool: every checkout bounded by DB_CONNECT_TIMEOUT_MS (checkout.ts), its
+ * statements prepared (prepared.ts).
+ */
 function acquiringWithin(pool: Pool, ms: number): MysqlPool {
   return {
     getConnection(callback) {
       checkoutWithin(pool, ms).then(
-        (connection) => callback(null, connection),
+        (connection) => callback(null, preparedConnection(connection) as never),
         (error: NodeJS.ErrnoException) => callback(error, undefined as never),
       );
     },
@@ -35,6 +39,7 @@ export function connectMysql(url: string, options: PoolOptions): Database {
     supportBigNumbers: true,
     bigNumberStrings: false,
     decimalNumbers: true,
+    maxPreparedStatements: MAX_PER_CONNECTION,
   });
   let executed = 0;
   const timeoutSeconds = options.statementTimeoutMs / 1000;
