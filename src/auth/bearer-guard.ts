@@ -184,7 +184,9 @@ export async function carryBearerCheck(
         fingerprint: 'carried_fingerprint',
       }).as(UNCHANGED),
     read(rows) {
-      unchanged = rows[0]?.[UNCHANGED] === true;
+      // true on PostgreSQL, 1 on MariaDB/MySQL (a comparison is an integer there).
+      const test = rows[0]?.[UNCHANGED];
+      unchanged = test === true || test === 1;
     },
     holds: () => unchanged,
     async settle() {

@@ -80,7 +80,8 @@ export interface DialectAdapter {
   /**
    * A JSON value as text, on an engine where a read's own statement carries the bearer token's
    * check (issue 22, auth/tokens/carried-token-check.ts): a round trip less per request where
-   * every statement is one (PostgreSQL). Absent where the check is as cheap on its own.
+   * every statement is one (PostgreSQL, MariaDB/MySQL). Absent where the check is as cheap on its
+   * own (SQLite).
    */
   jsonText?(json: Expression<unknown>): RawBuilder<string>;
   /** One value of a childRows row -> the value a plain select of its column gives. */

@@ -87,8 +87,11 @@ export async function readPage(
   ];
   const build = (): Select => {
     const page = pageStatement(resource, context, query);
-    if (!keeping) return page.rows();
-    return page.ordered(keeping.page(page.rows(), [total, check]) as Select, KEPT_ROWS);
+    if (keeping)
+      return page.ordered(keeping.page(page.rows(), [total, check]) as Select, KEPT_ROWS);
+    // No kept reads (MariaDB/MySQL): the request's check rides on every row of the page; an
+    // empty page has no row to read it from, and the check then runs on its own.
+    return check ? (page.rows().select(check.columns()) as Select) : page.rows();
   };
   const values = {
     ...query.filters.values,

@@ -55,6 +55,9 @@ export const mysqlAdapter: DialectAdapter = {
     const pairs = Object.entries(fields).map(([name, value]) => sql`${sql.lit(name)}, ${value}`);
     return sql`json_object(${sql.join(pairs)})`;
   },
+  // Text, not MariaDB's JSON (which mysql2 parses) nor MySQL's (which compares as JSON): the
+  // bearer token's check rides in a read's own statement (auth/bearer-guard.ts carryBearerCheck).
+  jsonText: (json) => sql<string>`cast(${json} as char)`,
   nullsSortLow: true,
   childRowsUnderLock: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
