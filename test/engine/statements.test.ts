@@ -6,9 +6,9 @@
 //
 // Engine statements per request, as asserted below. The record's own select carries its
 // creator (a join), its logs count (a sub-query), and, on an engine with
-// DialectAdapter.childRows (SQLite, PostgreSQL), its group and user rows as JSON columns;
-// elsewhere those two relations are read by one batched statement each ("+ groups, users"
-// below). A write reads its stored detail rows with its locked master row where
+// DialectAdapter.childRows (SQLite, PostgreSQL, MariaDB/MySQL), its group and user rows as JSON
+// columns; elsewhere those two relations are read by one batched statement each ("+ groups,
+// users" below). A write reads its stored detail rows with its locked master row where
 // DialectAdapter.childRowsUnderLock (SQLite) or, for a versioned entity such as this one, where
 // the version its sub-queries saw is the locked row's (PostgreSQL; after a wait for the lock,
 // by one statement more), else one statement each ("+ stored").

@@ -67,9 +67,9 @@ export interface DialectAdapter {
    * A child table's rows as one column of the parent's select: `columns` of the rows matching
    * `where`, in `orderBy` order, as JSON (text or parsed) of an array of arrays whose values
    * `childValue` turns back into what a plain select of the column gives (read it with
-   * eager-load.embeddedRowsReader). Where the engine has it (SQLite, PostgreSQL), a has-many
-   * relation in the parent's database costs no statement of its own; elsewhere it is one
-   * batched `where in`.
+   * eager-load.embeddedRowsReader). Where the engine has it (SQLite, PostgreSQL, MariaDB/MySQL),
+   * a has-many relation in the parent's database costs no statement of its own; elsewhere it is
+   * one batched `where in`.
    */
   childRows?(
     table: string,

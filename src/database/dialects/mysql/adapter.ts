@@ -1,6 +1,7 @@
 // MariaDB/MySQL capabilities: tables use a binary collation (migrations/column-types.ts) so
 // equality and sorting match the other engines, so LIKE folds case explicitly; generated ids
-// come from the insert result; timestamps are DATETIME(3) in UTC.
+// come from the insert result; timestamps are DATETIME(3) in UTC; a record's detail rows ride in
+// its own select as JSON text (childRows).
 import { sql } from 'kysely';
 import { appendUnnumbered, COUNTER_SEQ, numberChanges } from '../../change-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
@@ -58,6 +59,26 @@ export const mysqlAdapter: DialectAdapter = {
   // Text, not MariaDB's JSON (which mysql2 parses) nor MySQL's (which compares as JSON): the
   // bearer token's check rides in a read's own statement (auth/bearer-guard.ts carryBearerCheck).
   jsonText: (json) => sql<string>`cast(${json} as char)`,
+  childRows(table, columns, where, orderBy) {
+    // Each value as a JSON array of its own, read back by childValue: `[value]` as JSON_ARRAY
+    // writes it (numbers, text, DATETIME text, a json column's value: what a plain select
+    // reads), or, for a binary string (CONCAT of it stays binary; of a number or a date it does
+    // not), `["base64", text]`: JSON_ARRAY cannot hold its bytes. group_concat, not
+    // json_arrayagg: MySQL's has no ORDER BY; its length limit is lifted per connection
+    // (connect.ts). A binary column makes the text binary: read as utf8mb4, which it is.
+    const values = columns.map((c) => {
+      const value = sql.ref(`${table}.${c}`);
+      return sql`if(charset(concat(${value})) = 'binary', json_array('base64', to_base64(${value})), json_array(${value}))`;
+    });
+    const row = sql`concat('[', ${sql.join(values, sql`, ',', `)}, ']')`;
+    const order = sql.ref(`${table}.${orderBy}`);
+    return sql`(select convert(coalesce(concat('[', group_concat(${row} order by ${order} separator ','), ']'), '[]') using utf8mb4) from ${sql.table(table)} where ${sql.join(where, sql` and `)})`;
+  },
+  childValue(value) {
+    if (!Array.isArray(value)) return value;
+    if (value.length === 1) return value[0];
+    return value[1] === null ? null : Buffer.from(String(value[1]), 'base64');
+  },
   nullsSortLow: true,
   childRowsUnderLock: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
