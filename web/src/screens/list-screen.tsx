@@ -4,15 +4,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FilterMeta, ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { Alert } from '../components/alert.js';
-import { LookupPicker } from '../components/lookup-picker.js';
+import { FilterBar } from '../components/filter-bar.js';
+import { Pager } from '../components/pager.js';
 import { RecordTable } from '../components/record-table.js';
 import { takeFlash } from '../lib/flash.js';
 import {
   apiQuery,
   type FilterValue,
   type ListState,
-  needsValue,
-  operatorChoices,
   readListState,
   writeListState,
 } from '../lib/list-params.js';
@@ -27,88 +26,6 @@ export function ListScreen({ name }: { name: string }) {
       {(meta) => <ResourceList meta={meta} />}
     </ResourceScreen>
   );
-}
-
-function FilterInput(props: {
-  filter: FilterMeta;
-  id: string;
-  value: FilterValue;
-  onChange: (value: FilterValue, apply: boolean) => void;
-}) {
-  const { filter, id, value, onChange } = props;
-  if (!needsValue(value.operator)) return null;
-  const set = (text: string, apply = false) => onChange({ ...value, value: text }, apply);
-  switch (filter.input) {
-    case 'choice':
-      // `in` / `not in`: several choices (the address keeps them comma-separated).
-      if (value.operator === 'in' || value.operator === 'not in') {
-        const chosen = new Set(value.value.split(',').filter(Boolean));
-        return (
-          <select
-            id={id}
-            multiple
-            size={Math.min(4, filter.choices?.length ?? 1)}
-            onChange={(e) =>
-              set([...e.currentTarget.selectedOptions].map((o) => o.value).join(','), true)
-            }
-          >
-            {(filter.choices ?? []).map((c) => (
-              <option key={c.value} value={c.value} selected={chosen.has(c.value)}>
-                {c.label}
-              </option>
-            ))}
-          </select>
-        );
-      }
-      return (
-        <select id={id} value={value.value} onChange={(e) => set(e.currentTarget.value, true)}>
-          <option value="">Any</option>
-          {(filter.choices ?? []).map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      );
-    case 'reference':
-      return filter.reference && (value.operator === '=' || value.operator === '!=') ? (
-        <LookupPicker
-          id={id}
-          lookup={filter.reference.lookup}
-          value={value.value}
-          onChange={(picked) => set(picked, true)}
-        />
-      ) : (
-        <input id={id} value={value.value} onInput={(e) => set(e.currentTarget.value)} />
-      );
-    case 'number':
-      return (
-        <input
-          id={id}
-          inputMode="numeric"
-          value={value.value}
-          onInput={(e) => set(e.currentTarget.value)}
-        />
-      );
-    case 'datetime':
-      return (
-        <input
-          id={id}
-          type="datetime-local"
-          value={value.value}
-          onInput={(e) => set(e.currentTarget.value)}
-        />
-      );
-    default:
-      return (
-        <input
-          id={id}
-          type="search"
-          value={value.value}
-          onInput={(e) => set(e.currentTarget.value)}
-        />
-      );
-  }
 }
 
 function ResourceList({ meta }: { meta: ResourceMeta }) {
@@ -128,8 +45,6 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const go = (next: ListState) =>
     navigate(`/admin/r/${meta.name}${writeListState(next, meta.list)}`);
   const apply = (filters: ListState['filters']) => go({ ...state, filters, page: 1 });
-  const filterValue = (filter: FilterMeta): FilterValue =>
-    draft[filter.name] ?? { operator: filter.default_operator, value: '' };
   const change = (filter: FilterMeta, value: FilterValue, now: boolean) => {
     const next = { ...draft, [filter.name]: value };
     setDraft(next);
@@ -166,56 +81,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       </div>
 
       {meta.list.filters.length > 0 ? (
-        <form
-          class="filters"
-          aria-label={`Filter ${meta.label.toLowerCase()}`}
-          onSubmit={(event) => {
-            event.preventDefault();
-            apply(draft);
-          }}
-        >
-          {meta.list.filters.map((filter) => {
-            const id = `filter-${meta.name}-${filter.name}`;
-            const value = filterValue(filter);
-            return (
-              <div class="filter" key={filter.name}>
-                <label for={id}>{filter.label}</label>
-                <div class="filter-row">
-                  <select
-                    class="operator"
-                    aria-label={`${filter.label} operator`}
-                    value={value.operator}
-                    onChange={(e) =>
-                      change(
-                        filter,
-                        { ...value, operator: e.currentTarget.value },
-                        !needsValue(e.currentTarget.value) || value.value !== '',
-                      )
-                    }
-                  >
-                    {operatorChoices(filter).map((o) => (
-                      <option key={o.value} value={o.value}>
-                        {o.label}
-                      </option>
-                    ))}
-                  </select>
-                  <FilterInput
-                    filter={filter}
-                    id={id}
-                    value={value}
-                    onChange={(v, now) => change(filter, v, now)}
-                  />
-                </div>
-              </div>
-            );
-          })}
-          <button type="submit">Apply filters</button>
-          {filtered ? (
-            <button type="button" onClick={() => apply({})}>
-              Clear filters
-            </button>
-          ) : null}
-        </form>
+        <FilterBar meta={meta} draft={draft} filtered={filtered} change={change} apply={apply} />
       ) : null}
 
       {notice ? (
@@ -242,42 +108,15 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           sorting={{ sort: state.sort, direction: state.direction, onSort: sortBy }}
         />
       </div>
-      <div class="pager">
-        <button
-          type="button"
-          disabled={state.page <= 1}
-          onClick={() => go({ ...state, page: state.page - 1 })}
-        >
-          Previous page
-        </button>
-        <span role="status">
-          {loading
-            ? 'Loading…'
-            : `Page ${answer?.meta.current_page ?? state.page} of ${lastPage} · ${total} ${total === 1 ? 'record' : 'records'}`}
-        </span>
-        <button
-          type="button"
-          disabled={state.page >= lastPage}
-          onClick={() => go({ ...state, page: state.page + 1 })}
-        >
-          Next page
-        </button>
-        <label>
-          Rows per page
-          <select
-            value={String(state.perPage)}
-            onChange={(e) => go({ ...state, perPage: Number(e.currentTarget.value), page: 1 })}
-          >
-            {[...new Set([...meta.list.page_sizes, state.perPage])]
-              .sort((a, b) => a - b)
-              .map((size) => (
-                <option key={size} value={String(size)}>
-                  {size}
-                </option>
-              ))}
-          </select>
-        </label>
-      </div>
+      <Pager
+        meta={meta}
+        state={state}
+        loading={loading}
+        currentPage={answer?.meta.current_page}
+        lastPage={lastPage}
+        total={total}
+        go={go}
+      />
     </section>
   );
 }
