@@ -7,7 +7,7 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ResourceMeta } from '../../../src/engine/description/metadata-types.js';
 import { ChangedElsewhere } from '../components/changed-elsewhere.js';
-import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DeleteRecordDialog } from '../components/delete-record-dialog.js';
 import { DeliveriesPanel } from '../components/deliveries-panel.js';
 import { DetailRows } from '../components/detail-rows.js';
 import { HistoryPanel } from '../components/history-panel.js';
@@ -22,6 +22,7 @@ import {
   samePayload,
   stateOf,
 } from '../lib/form-values.js';
+import { headingOf } from '../lib/record-heading.js';
 import {
   type ReadRecord,
   type RecordBody,
@@ -30,34 +31,20 @@ import {
   recordPath,
 } from '../lib/record-read.js';
 import { navigate, useLeaveGuard } from '../lib/router.js';
-import { useApp, useResource } from '../lib/session.js';
+import { useApp } from '../lib/session.js';
 import { useTitle } from '../lib/title.js';
 import { useChangedElsewhere } from '../lib/use-changed-elsewhere.js';
-import { NotFound } from './not-found.js';
+import { useSaveShortcut } from '../lib/use-save-shortcut.js';
+import { ResourceScreen } from './resource-screen.js';
 
 type Errors = Readonly<Record<string, readonly string[]>>;
 
 export function FormScreen({ name, id }: { name: string; id: string | null }) {
-  const meta = useResource(name);
-  if (meta === undefined)
-    return (
-      <p role="status" class="loading">
-        Loading…
-      </p>
-    );
-  const action = id === null ? 'create' : 'show';
-  if (meta === null || !meta.allowed.includes(action)) return <NotFound />;
-  return <ResourceForm meta={meta} id={id} />;
-}
-
-function headingOf(meta: ResourceMeta, record: RecordBody | null, id: string | null): string {
-  if (id === null) return `New ${meta.singular_label.toLowerCase()}`;
-  const named = meta.title_fields
-    .map((f) => record?.[f])
-    .filter((v) => v !== null && v !== undefined && v !== '');
-  return named.length > 0
-    ? `${meta.singular_label}: ${named.join(' · ')}`
-    : `${meta.singular_label} #${id}`;
+  return (
+    <ResourceScreen name={name} action={id === null ? 'create' : 'show'}>
+      {(meta) => <ResourceForm meta={meta} id={id} />}
+    </ResourceScreen>
+  );
 }
 
 function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
@@ -147,7 +134,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
       adopt(saved, stateOf(meta, saved.record, form));
       setNotice(`${meta.singular_label} saved.`);
     } catch (error) {
-      // An ended session: the app asks to sign in again over the form; then Save again.
+      // An ended session not renewed: the app has sent the person to sign in.
       if (error instanceof ApiError && error.status === 401) return;
       // Someone else saved it since it was read: say so, and let the person choose.
       if (error instanceof ApiError && error.status === 412) {
@@ -165,19 +152,7 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
     }
   };
 
-  // Ctrl/Cmd+S saves, wherever the focus is.
-  const saveRef = useRef(save);
-  saveRef.current = save;
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') {
-        event.preventDefault();
-        saveRef.current();
-      }
-    };
-    addEventListener('keydown', onKey);
-    return () => removeEventListener('keydown', onKey);
-  }, []);
+  useSaveShortcut(save);
 
   // A row just added: its first input takes the focus (before the next key press is handled).
   useLayoutEffect(() => {
@@ -390,22 +365,13 @@ function ResourceForm({ meta, id }: { meta: ResourceMeta; id: string | null }) {
             ) : null;
           })
         : null}
-      <ConfirmDialog
+      <DeleteRecordDialog
         open={confirmDelete}
-        title={`Delete this ${meta.singular_label.toLowerCase()}?`}
-        action="Delete"
-        danger
+        meta={meta}
+        heading={heading}
         onConfirm={remove}
         onCancel={() => setConfirmDelete(false)}
-      >
-        <p>
-          {heading} will be deleted
-          {meta.details.length > 0
-            ? `, with its ${meta.details.map((d) => d.label.toLowerCase()).join(' and ')}`
-            : ''}
-          . This cannot be undone.
-        </p>
-      </ConfirmDialog>
+      />
     </section>
   );
 }
