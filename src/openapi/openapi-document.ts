@@ -1,8 +1,9 @@
 // The OpenAPI 3.1 document of GET /api/openapi.json (DESIGN.md 3.8), made from what the app
 // registered: each resource route's operations are generated from its definition
-// (resource-operations.ts), every other route's come from service-endpoints.ts. A registered
-// route with no description, or a description with no route, stops the build with its name, so
-// the document cannot leave out or invent a route (test/openapi checks both on every engine).
+// (resource/resource-operations.ts), every other route's come from service-endpoints.ts. A
+// registered route with no description, or a description with no route, stops the build with
+// its name, so the document cannot leave out or invent a route (test/openapi checks both on
+// every engine).
 import type { ResourceRoute } from '../engine/routes.js';
 import { responses, schemas, securitySchemes } from './components.js';
 import type { Schema } from './json-schema.js';
