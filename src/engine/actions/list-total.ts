@@ -141,7 +141,8 @@ export function ridingTotal(
   strategy: CountStrategy,
   filters: ListFilters,
 ): RidingTotal | null {
-  if (strategy !== 'exact') return null;
-  const { db, exact, key } = matching(resource, context, filters);
-  return keptReadsOf(db)?.total(key, exact, filters.values) ?? null;
+  const keeping = keptReadsOf(connectionsOf(context)[resource.entity.storage]);
+  if (strategy !== 'exact' || !keeping) return null;
+  const { exact, key } = matching(resource, context, filters);
+  return keeping.total(key, exact, filters.values);
 }
