@@ -558,14 +558,49 @@ function serverCpuMs() {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime
 }
 
+// On PostgreSQL, the database's own work per request, which a busy machine does not move either:
+// the WAL it wrote (pg_current_wal_lsn) and the CPU time of the backends serving svc's database.
+const pgProbe =
+  ENGINE === 'postgres'
+    ? await (async () => {
+        const client = new (createRequire(path.join(ROOT, 'package.json'))('pg').Client)({
+          connectionString: DATABASE_URL,
+        });
+        await client.connect();
+        const sample = async () => {
+          const { rows } = await client.query(
+            `SELECT pg_current_wal_lsn()::text AS lsn,
+               array_agg(pid) FILTER (WHERE pid <> pg_backend_pid()) AS pids
+             FROM pg_stat_activity WHERE datname = current_database()`,
+          );
+          const [hi, lo] = rows[0].lsn.split('/').map((h) => Number.parseInt(h, 16));
+          let cpu = 0;
+          for (const pid of rows[0].pids ?? []) {
+            try {
+              const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+              cpu += (Number(f[11]) + Number(f[12])) * TICK_MS;
+            } catch {} // a backend gone since
+          }
+          return { wal: hi * 2 ** 32 + lo, cpu };
+        };
+        return { sample, close: () => client.end() };
+      })()
+    : null;
+
 const rows = [];
 for (const type of TYPES) {
   if (WARMUP > 0) wrk(type, 'w', WARMUP);
   const cpuBefore = serverCpuMs();
+  const pgBefore = await pgProbe?.sample();
   const r = wrk(type, 'm', DURATION);
-  const cpuPerRequest = (serverCpuMs() - cpuBefore) / (r.rps * DURATION);
+  const requests = r.rps * DURATION;
+  const cpuPerRequest = (serverCpuMs() - cpuBefore) / requests;
+  const pgAfter = await pgProbe?.sample();
+  const database = pgAfter
+    ? `, PostgreSQL CPU ${((pgAfter.cpu - pgBefore.cpu) / requests).toFixed(3)} ms/request, WAL ${((pgAfter.wal - pgBefore.wal) / requests).toFixed(0)} bytes/request`
+    : '';
   log(
-    `${type}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.non2xx}/${r.socket}, server CPU ${cpuPerRequest.toFixed(3)} ms/request`,
+    `${type}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.non2xx}/${r.socket}, server CPU ${cpuPerRequest.toFixed(3)} ms/request${database}`,
   );
   rows.push([
     type,
@@ -579,6 +614,7 @@ for (const type of TYPES) {
 }
 // wrk abandons its in-flight requests when its time is up: let the server finish them first
 await sleep(1000);
+await pgProbe?.close();
 let writerReport = null;
 if (writer) {
   writer.kill('SIGTERM');

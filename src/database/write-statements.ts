@@ -3,21 +3,42 @@
 // only bind values. Identifiers come from entity definitions checked at boot, never a request.
 // The number of shapes is bounded whatever the input (issue 19): many rows are inserted in
 // chunks from a fixed set of sizes, key lists are compiled for a power-of-two length.
+import type { Compilable, QueryCreator } from 'kysely';
 import type { Db } from './db.js';
 import {
+  type KeyPart,
   listLength,
   param,
   paramList,
   paramListValues,
   runStatement,
+  type StatementKey,
   statementSite,
 } from './statement-runner.js';
 
 type Values = Readonly<Record<string, unknown>>;
+// biome-ignore lint/suspicious/noExplicitAny: tables are declared at run time, the query builder is untyped
+export type Creator = QueryCreator<any>;
 
 const INSERT = statementSite('insert rows');
 const UPDATE = statementSite('update where');
 const DELETE = statementSite('delete where');
+
+/**
+ * One statement of a write: what its SQL is built from (`key`), how (`build`, on a query creator,
+ * its placeholders' names prefixed by `prefix`) and its values for that prefix.
+ */
+export interface WriteStatement {
+  readonly key: readonly KeyPart[];
+  build(creator: Creator, prefix: string): Compilable<unknown> & Returnable;
+  values(prefix: string): Record<string, unknown>;
+}
+
+/** An INSERT, UPDATE or DELETE builder, which can answer a column of its rows. */
+export interface Returnable {
+  // biome-ignore lint/suspicious/noExplicitAny: any of the three builders
+  returning(selection: any): Compilable<unknown>;
+}
 
 /** Adds the columns' values, in order, to `into` as `<prefix>0..`. */
 function named(
@@ -31,12 +52,13 @@ function named(
   return into;
 }
 
-/** The equality conditions of `where`, in key order, as placeholders `w0..`. */
-function whereEquals<Q extends { where(column: string, op: '=', value: unknown): Q }>(
+/** The equality conditions of `where`, in key order, as placeholders `<prefix>w0..`. */
+export function whereEquals<Q extends { where(column: string, op: '=', value: unknown): Q }>(
   query: Q,
   columns: readonly string[],
+  prefix: string,
 ): Q {
-  return columns.reduce((q, c, i) => q.where(c, '=', param(`w${i}`)), query);
+  return columns.reduce((q, c, i) => q.where(c, '=', param(`${prefix}w${i}`)), query);
 }
 
 /**
@@ -84,99 +106,150 @@ export async function insertRows(
   rows: readonly Values[],
   returning?: string,
 ): Promise<Array<Record<string, unknown>>> {
-  const [first] = rows;
-  if (!first) return [];
-  const columns = Object.keys(first);
   const inserted: Array<Record<string, unknown>> = [];
-  let start = 0;
-  for (const size of insertChunks(rows.length, columns.length)) {
-    const part = rows.slice(start, start + size);
-    inserted.push(...(await insertChunk(db, table, columns, part, returning)));
-    start += size;
+  for (const statement of insertStatements(table, rows)) {
+    inserted.push(
+      ...(await runStatement<Record<string, unknown>>(
+        db,
+        [...(statement.key as StatementKey), returning ?? null],
+        () => {
+          const query = statement.build(db, '');
+          return returning ? query.returning(returning) : query;
+        },
+        statement.values(''),
+      )),
+    );
   }
   return inserted;
 }
 
 /** One INSERT of `rows` with `columns`. */
 function insertChunk(
-  db: Db,
   table: string,
   columns: readonly string[],
   rows: readonly Values[],
-  returning: string | undefined,
-): Promise<Array<Record<string, unknown>>> {
-  const values: Record<string, unknown> = {};
-  rows.forEach((row, r) => {
-    named(`r${r}c`, columns, row, values);
-  });
-  return runStatement<Record<string, unknown>>(
-    db,
-    [INSERT, table, rows.length, returning ?? null, ...columns],
-    () => {
-      const query = db
+): WriteStatement {
+  return {
+    key: [INSERT, table, rows.length, ...columns],
+    build: (creator, p) =>
+      creator
         .insertInto(table)
         .values(
-          rows.map((_, r) => Object.fromEntries(columns.map((c, i) => [c, param(`r${r}c${i}`)]))),
-        );
-      return returning ? query.returning(returning) : query;
+          rows.map((_, r) =>
+            Object.fromEntries(columns.map((c, i) => [c, param(`${p}r${r}c${i}`)])),
+          ),
+        ),
+    values: (p) => {
+      const values: Record<string, unknown> = {};
+      rows.forEach((row, r) => {
+        named(`${p}r${r}c`, columns, row, values);
+      });
+      return values;
     },
-    values,
-  );
+  };
+}
+
+/** The INSERTs of `rows`, which share one column list (the first row's), as insertChunks cuts them. */
+function insertStatements(table: string, rows: readonly Values[]): WriteStatement[] {
+  const [first] = rows;
+  if (!first) return [];
+  const columns = Object.keys(first);
+  let start = 0;
+  return insertChunks(rows.length, columns.length).map((size) => {
+    start += size;
+    return insertChunk(table, columns, rows.slice(start - size, start));
+  });
 }
 
 /** `update <table> set <changes> where <column> = <value> and ...` */
-export async function updateWhere(
-  db: Db,
-  table: string,
-  changes: Values,
-  where: Values,
-): Promise<void> {
+export function updateStatement(table: string, changes: Values, where: Values): WriteStatement {
   const columns = Object.keys(changes);
   const conditions = Object.keys(where);
-  await runStatement(
-    db,
-    [UPDATE, table, columns.length, ...columns, ...conditions],
-    () =>
+  return {
+    key: [UPDATE, table, columns.length, ...columns, ...conditions],
+    build: (creator, p) =>
       whereEquals(
-        db.updateTable(table).set(Object.fromEntries(columns.map((c, i) => [c, param(`s${i}`)]))),
+        creator
+          .updateTable(table)
+          .set(Object.fromEntries(columns.map((c, i) => [c, param(`${p}s${i}`)]))),
         conditions,
+        p,
       ),
-    named('w', conditions, where, named('s', columns, changes)),
-  );
+    values: (p) => named(`${p}w`, conditions, where, named(`${p}s`, columns, changes)),
+  };
 }
 
 /** Keys one DELETE lists at most; more are deleted in several statements. */
 const DELETE_KEYS = 1024;
 
+/** A DELETE's keys: `<column> in (values)`. */
+export interface DeleteKeys {
+  readonly column: string;
+  readonly values: readonly unknown[];
+}
+
 /** `delete from <table> where <column> = <value> and ...`, and, with `keys`, `<column> in (keys)`. */
-export async function deleteWhere(
-  db: Db,
+export function deleteStatements(
   table: string,
   where: Values,
-  keys?: { readonly column: string; readonly values: readonly unknown[] },
-): Promise<void> {
+  keys?: DeleteKeys,
+): WriteStatement[] {
   if (keys && keys.values.length > DELETE_KEYS) {
+    const statements: WriteStatement[] = [];
     for (let start = 0; start < keys.values.length; start += DELETE_KEYS)
-      await deleteWhere(db, table, where, {
-        column: keys.column,
-        values: keys.values.slice(start, start + DELETE_KEYS),
-      });
-    return;
+      statements.push(
+        ...deleteStatements(table, where, {
+          column: keys.column,
+          values: keys.values.slice(start, start + DELETE_KEYS),
+        }),
+      );
+    return statements;
   }
   const conditions = Object.keys(where);
-  await runStatement(
-    db,
-    [
-      DELETE,
-      table,
-      keys?.column ?? null,
-      keys ? listLength(keys.values.length) : null,
-      ...conditions,
-    ],
-    () => {
-      const query = whereEquals(db.deleteFrom(table), conditions);
-      return keys ? query.where(keys.column, 'in', paramList('k', keys.values.length)) : query;
+  return [
+    {
+      key: [
+        DELETE,
+        table,
+        keys?.column ?? null,
+        keys ? listLength(keys.values.length) : null,
+        ...conditions,
+      ],
+      build: (creator, p) => {
+        const query = whereEquals(creator.deleteFrom(table), conditions, p);
+        return keys
+          ? query.where(keys.column, 'in', paramList(`${p}k`, keys.values.length))
+          : query;
+      },
+      values: (p) =>
+        named(`${p}w`, conditions, where, keys ? paramListValues(`${p}k`, keys.values) : {}),
     },
-    named('w', conditions, where, keys ? paramListValues('k', keys.values) : {}),
+  ];
+}
+
+/** One write of a record's aggregate (its master row or a relation's detail rows). */
+export type Write =
+  | { readonly insert: string; readonly rows: readonly Values[] }
+  | { readonly update: string; readonly set: Values; readonly where: Values }
+  | { readonly delete: string; readonly where: Values; readonly keys?: DeleteKeys };
+
+function statementsOf(write: Write): WriteStatement[] {
+  if ('insert' in write) return insertStatements(write.insert, write.rows);
+  if ('update' in write) return [updateStatement(write.update, write.set, write.where)];
+  return deleteStatements(write.delete, write.where, write.keys);
+}
+
+/** Runs `writes` on `db`, in order, a statement each (DialectAdapter.runWrites may do better). */
+export async function runWrites(db: Db, writes: readonly Write[]): Promise<void> {
+  for (const statement of writes.flatMap(statementsOf)) await runWriteStatement(db, statement);
+}
+
+/** Runs one write statement on its own. */
+export function runWriteStatement(db: Db, statement: WriteStatement): Promise<unknown[]> {
+  return runStatement(
+    db,
+    statement.key as StatementKey,
+    () => statement.build(db, ''),
+    statement.values(''),
   );
 }

@@ -3,6 +3,7 @@
 import type { CompiledQuery, Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { StoredChange } from '../change-statements.js';
 import type { Db } from '../db.js';
+import type { Write } from '../write-statements.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -95,6 +96,11 @@ export interface DialectAdapter {
    * unless the master's version the sub-queries saw is the locked row's (engine/write/stored-details.ts).
    */
   readonly childRowsUnderLock: boolean;
+  /**
+   * Runs a record's writes (its master row, its detail rows) in order, better than a statement
+   * each (PostgreSQL: as one statement, dialects/postgres/combined-writes.ts). Absent: one each.
+   */
+  runWrites?(db: Db, writes: readonly Write[]): Promise<void>;
   /**
    * True when the engine sorts NULL below every value (SQLite, MySQL). Otherwise sorting says
    * NULLS FIRST / NULLS LAST, so every engine gives the same order.

@@ -11,7 +11,7 @@ import type { Resource } from '../definition/define-resource.js';
 import { findRecordAndRow } from '../output/find-record.js';
 import { readPayload } from '../write/payload.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
-import { syncDetails } from '../write/sync-details.js';
+import { detailWrites, runAggregateWrites } from '../write/sync-details.js';
 import { validateWrite } from '../write/validate-write.js';
 import { planWrite } from '../write/write-plan.js';
 
@@ -63,7 +63,11 @@ export async function create(
       entity.primaryKey,
     );
     const id = restoring ? restoring.id : inserted;
-    await syncDetails(connections, plan, id, context.scope, adapter, now);
+    await runAggregateWrites(
+      connections,
+      detailWrites(plan, id, context.scope, adapter, now),
+      context,
+    );
     const found = await findRecordAndRow(
       connections,
       resource,

@@ -1,6 +1,5 @@
 // Delete (SPEC.md 4.5): the master and, in cascade, the rows of every detail relation, in one
 // transaction, with its change (DESIGN.md 3.9). A missing id is 404; If-Match / If-None-Match are checked on the locked row.
-import { deleteWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import { appendChange } from '../changes/change-of-write.js';
 import { rowTag } from '../conditional/entity-tag.js';
@@ -8,6 +7,7 @@ import { checkWrite, NO_PRECONDITIONS, type Preconditions } from '../conditional
 import { adapterFor, type EngineContext, inTransaction } from '../context.js';
 import type { Resource } from '../definition/define-resource.js';
 import { findStoredRow } from '../write/stored-row.js';
+import { runAggregateWrites, type StoredWrite } from '../write/sync-details.js';
 import { parseKey } from './record-key.js';
 
 export const DELETED = Object.freeze({ message: 'Resource deleted successfully' });
@@ -28,13 +28,15 @@ export async function destroy(
     if (!existing) throw errors.resourceNotFound();
     checkWrite(preconditions, rowTag(entity, existing));
     const masterKey = existing[entity.primaryKey];
-    for (const relation of resource.details.values()) {
-      const target = relation.target();
-      await deleteWhere(connections[target.storage], target.table, {
-        [relation.foreignKey]: masterKey,
-      });
-    }
-    await deleteWhere(db, entity.table, { [entity.primaryKey]: masterKey });
+    const writes: StoredWrite[] = [...resource.details.values()].map((relation) => {
+      const { storage, table } = relation.target();
+      return { storage, write: { delete: table, where: { [relation.foreignKey]: masterKey } } };
+    });
+    writes.push({
+      storage: entity.storage,
+      write: { delete: entity.table, where: { [entity.primaryKey]: masterKey } },
+    });
+    await runAggregateWrites(connections, writes, context);
     // The change keeps the record's scope (unit, company): scoped readers are told of it too.
     appended.push(
       await appendChange(db, adapter, resource, context, 'deleted', existing, {}, null),

@@ -5,7 +5,6 @@
 // version (the ETag) goes up with every write that changes something, details-only ones too.
 // Once committed, the resource's afterUpdate sees the columns set (a new password ends sessions).
 
-import { updateWhere } from '../../database/write-statements.js';
 import { errors } from '../../errors.js';
 import type { Row } from '../../model/entity.js';
 import { appendChange, updatedChanges } from '../changes/change-of-write.js';
@@ -17,7 +16,7 @@ import { findRecordAndRow } from '../output/find-record.js';
 import { readPayload } from '../write/payload.js';
 import { loadStoredRecord } from '../write/stored-details.js';
 import { storedMasterValues, timestampValues } from '../write/stored-values.js';
-import { syncDetails } from '../write/sync-details.js';
+import { detailWrites, runAggregateWrites, type StoredWrite } from '../write/sync-details.js';
 import { validateWrite } from '../write/validate-write.js';
 import { planWrite } from '../write/write-plan.js';
 import { parseKey } from './record-key.js';
@@ -66,10 +65,21 @@ export async function update(
       if (touched && entity.versionColumn)
         master[entity.versionColumn] = Number(existing[entity.versionColumn] ?? 0) + 1;
       // A details-only write on an entity without updated_at has nothing to set on the master.
-      if (Object.keys(master).length > 0) {
-        await updateWhere(db, entity.table, master, { [entity.primaryKey]: masterKey });
-      }
-      await syncDetails(connections, plan, masterKey, context.scope, adapter, now);
+      const writes: StoredWrite[] =
+        Object.keys(master).length > 0
+          ? [
+              {
+                storage: entity.storage,
+                write: {
+                  update: entity.table,
+                  set: master,
+                  where: { [entity.primaryKey]: masterKey },
+                },
+              },
+            ]
+          : [];
+      writes.push(...detailWrites(plan, masterKey, context.scope, adapter, now));
+      await runAggregateWrites(connections, writes, context);
       const reloaded = await findRecordAndRow(
         connections,
         resource,

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { appendUnnumbered, COUNTER_SEQ, numberChangesInOne } from '../../change-statements.js';
 import { insertRows } from '../../write-statements.js';
 import { type DialectAdapter, LIKE_ESCAPE, type TranslatedError } from '../dialect-adapter.js';
+import { runWritesCombined } from './combined-writes.js';
 import { estimateCount } from './count-estimate.js';
 import { typeParser } from './type-parsers.js';
 
@@ -71,6 +72,7 @@ export const postgresAdapter: DialectAdapter = {
   childValue: (value) =>
     Array.isArray(value) ? typeParser(value[0] as number)(value[1] as string) : value,
   childRowsUnderLock: false,
+  runWrites: runWritesCombined,
   nullsSortLow: false,
   lockForUpdate: (query) => query.forUpdate() as typeof query,
   estimateCount,
