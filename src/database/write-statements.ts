@@ -1,5 +1,5 @@
-// The engine's INSERT, UPDATE and DELETE statements through the statement runner (statement-runner.ts):
-// each shape (table, columns, number of rows or keys) is built and compiled once, later writes
+// The engine's INSERT, UPDATE and DELETE statements through the statement runner
+// (statement-runner.ts): each shape (table, columns, number of rows or keys) is built and compiled once, later writes
 // only bind values. Identifiers come from entity definitions checked at boot, never a request.
 // The number of shapes is bounded whatever the input (issue 19): many rows are inserted in
 // chunks from a fixed set of sizes, key lists are compiled for a power-of-two length.
