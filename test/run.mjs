@@ -5,9 +5,10 @@
 //   node test/run.mjs [path-substring...]        every engine whose URL is set
 //   SVC_TEST_ENGINES=postgres node test/run.mjs  only those engines
 // Before it starts it says which engines and service suites run and which are skipped, and why;
-// then a line per test file (test/reporter.mjs); at the end, per engine, the tests passed,
-// failed and skipped and the suites skipped. The test databases (svc_t_<run pid>_*) are dropped
-// at the end, also when the run is interrupted, and those left by earlier runs at the start.
+// then a line per test file with its time (test/reporter.mjs); at the end, per engine, the tests
+// passed, failed and skipped, the engine's time, its five slowest files and the suites skipped.
+// The test databases (svc_t_<run pid>_*) are dropped at the end, also when the run is
+// interrupted, and those left by earlier runs at the start.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
