@@ -68,6 +68,8 @@ const config = loadConfig({
   WEBHOOKS_RETRY_BASE_MS: '20',
   WEBHOOKS_RETRY_MAX_MS: '50',
   ...(url ? { DATABASE_URL: url } : {}),
+  // WEBHOOKS_BUSY_SHARE=100: the worker never held back while the writes keep the loop busy.
+  ...(process.env.WEBHOOKS_BUSY_SHARE ? { WEBHOOKS_BUSY_SHARE: process.env.WEBHOOKS_BUSY_SHARE } : {}),
 });
 const service = await startService(config, { logger: false });
 await service.app.listen({ host: '127.0.0.1', port: 0 });

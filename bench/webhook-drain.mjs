@@ -57,7 +57,7 @@ const ask = (q) =>
 const { port } = await ask({ port: true });
 db.prepare(
   "UPDATE webhooks SET url = 'http://127.0.0.1:' || ? || substr(url, instr(substr(url, 8), '/') + 7)",
-).run(port);
+).run(String(port));
 
 const server = spawn(process.execPath, [path.join(HERE, '../dist/cli/main.js'), 'serve'], {
   env: {
@@ -84,16 +84,21 @@ const { received, arrived } = await ask({ stats: true });
 server.kill('SIGTERM');
 await new Promise((resolve) => server.once('exit', resolve));
 receiver.kill();
-const missing = db
+const first = db.prepare('SELECT min(seq) FROM webhook_deliveries').pluck().get() ?? 0;
+const expected =
+  db
+    .prepare("SELECT count(*) FROM svc_changes WHERE resource <> 'webhooks' AND seq >= ?")
+    .pluck()
+    .get(first) * db.prepare("SELECT count(*) FROM webhooks WHERE active = 'Y'").pluck().get();
+const delivered = db
   .prepare(
-    `SELECT count(*) FROM svc_changes c CROSS JOIN webhooks w
-     WHERE w.active = 'Y' AND c.seq >= (SELECT min(seq) FROM webhook_deliveries)
-       AND c.resource <> 'webhooks' AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                       WHERE d.webhook_id = w.id AND d.seq = c.seq AND d.status = 'succeeded')`,
+    `SELECT count(*) FROM (SELECT DISTINCT webhook_id, seq FROM webhook_deliveries
+     WHERE status = 'succeeded' AND event NOT LIKE 'webhooks.%' AND seq >= ?)`,
   )
   .pluck()
-  .get();
+  .get(first);
+const missing = expected - delivered;
 console.log(
-  `drain: ${before.left} left -> ${after.left} in ${seconds.toFixed(1)} s (from the server's start), ${received} deliveries received (${arrived} distinct), ${(received / seconds).toFixed(0)}/s; after: ${JSON.stringify(after)}; changes without a succeeded delivery to some endpoint: ${missing}`,
+  `drain: ${before.left} left -> ${after.left} in ${seconds.toFixed(1)} s (from the server's start), ${received} deliveries received (${arrived} distinct), ${(received / seconds).toFixed(0)}/s; after: ${JSON.stringify(after)}; (change, endpoint) pairs since the first delivery: ${expected}, with a succeeded delivery: ${delivered}, missing: ${missing}`,
 );
 db.close();
