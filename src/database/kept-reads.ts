@@ -7,13 +7,7 @@
 // What rides on that row (a total, a credential check) is read whatever the page holds. A
 // total rides as `case when <snapshot> = <kept one> then null else (<count>) end`, kept under
 // the count's own statement, so a count run on its own and a carried one keep it for each other.
-import {
-  type AliasedRawBuilder,
-  type Compilable,
-  type RawBuilder,
-  type SelectQueryBuilder,
-  sql,
-} from 'kysely';
+import { type AliasedRawBuilder, type Compilable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
 import {
   compiledStatement,
@@ -86,10 +80,11 @@ function nulled(values: Readonly<Record<string, unknown>>): Record<string, null>
 /** How reads on `db` are kept now; null where its database keeps none (or not now). */
 export function keptReadsOf(db: Db): KeptReads | null {
   const memo = statementMemoOf(db);
-  return memo ? keptReads(db, memo, memo.snapshot) : null;
+  return memo ? keptReads(db, memo) : null;
 }
 
-function keptReads(db: Db, memo: StatementMemo, snapshot: RawBuilder<string>): KeptReads {
+function keptReads(db: Db, memo: StatementMemo): KeptReads {
+  const { snapshot } = memo;
   return {
     page: (page, riders) =>
       db
