@@ -41,7 +41,7 @@ export interface Returnable {
 }
 
 /** Adds the columns' values, in order, to `into` as `<prefix>0..`. */
-function named(
+export function named(
   prefix: string,
   columns: readonly string[],
   values: Values,

@@ -13,7 +13,9 @@ import type { Db } from '../../db.js';
 import { param, runStatement, type StatementKey, statementSite } from '../../statement-runner.js';
 import {
   type Creator,
+  type DeleteKeys,
   deleteStatements,
+  named,
   runWriteStatement,
   updateStatement,
   type Write,
@@ -97,11 +99,7 @@ function updateSet(
 }
 
 /** `delete from <table> where <where> and <column> in (<json keys>)`: any number of keys. */
-function deleteSet(
-  table: string,
-  where: Values,
-  keys: { readonly column: string; readonly values: readonly unknown[] },
-): WriteStatement {
+function deleteSet(table: string, where: Values, keys: DeleteKeys): WriteStatement {
   const conditions = Object.keys(where);
   const { column } = keys;
   return {
@@ -112,18 +110,13 @@ function deleteSet(
         'in',
         creator.selectFrom(rowsOf(table, `${p}keys`)).select(`x.${column}`),
       ),
-    values: (p) => {
-      const values: Record<string, unknown> = {
+    values: (p) =>
+      named(`${p}w`, conditions, where, {
         [`${p}keys`]: jsonRows(
           [column],
           keys.values.map((value) => ({ [column]: value })),
         ),
-      };
-      conditions.forEach((c, i) => {
-        values[`${p}w${i}`] = where[c] ?? null;
-      });
-      return values;
-    },
+      }),
   };
 }
 
