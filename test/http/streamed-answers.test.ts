@@ -201,17 +201,27 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     // Each list's read starts with a slice of up to 8 ms on SQLite: run back to back in one turn
     // of the loop, sixteen of them held it for 128 ms. Sixteen connections open and idle first,
     // so the lists arrive together rather than as each connection is made.
-    await Promise.all(
-      Array.from({ length: 16 }, () => fetch(`${server.url}/health`).then((reply) => reply.text())),
-    );
-    const { answers, busiest, held } = await listWhileProbing(
-      Array.from({ length: 16 }, () => `${PATH}?per_page=20&sort=code`),
-    );
-    for (const answer of answers) {
-      assert.equal(answer.status, 200);
-      assert.equal(answer.sha256, answers[0]?.sha256);
+    // Two rounds at most: a hold that the code makes comes back in the second, one that another
+    // process's burst on a busy 2-core machine made (CI's database servers) does not.
+    const rounds: string[] = [];
+    let busiest = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 2 && busiest >= 100; round += 1) {
+      await Promise.all(
+        Array.from({ length: 16 }, () =>
+          fetch(`${server.url}/health`).then((reply) => reply.text()),
+        ),
+      );
+      const probed = await listWhileProbing(
+        Array.from({ length: 16 }, () => `${PATH}?per_page=20&sort=code`),
+      );
+      for (const answer of probed.answers) {
+        assert.equal(answer.status, 200);
+        assert.equal(answer.sha256, probed.answers[0]?.sha256);
+      }
+      busiest = probed.busiest;
+      rounds.push(probed.held);
     }
-    assert.ok(busiest < 100, held);
+    assert.ok(busiest < 100, rounds.join('; then '));
   });
 });
 
