@@ -300,6 +300,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         routes: resources,
         databases: unitDatabases.keyed(),
         settings: config.webhooks,
+        tenantIsolation: config.tenantIsolation,
         appSecret: persistentSecret(config.dataDir, 'app', config.appSecret),
         middleware: (spec) => middleware.resolve(spec),
         // As the resource's show and update would answer: its admin check, then its scope.

@@ -37,9 +37,16 @@ export async function hasActiveEndpoints(system: Database): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** What fanOut needs of the app: the resources whose ids are integers, whether tenants are isolated. */
+export interface FanOutRules {
+  readonly integerKey: (resource: string) => boolean;
+  readonly isolated: boolean;
+}
+
 /**
  * Turns the changes of `source` (named `key`) after this database's cursor into deliveries for
- * the active endpoints that subscribe to them (in isolation, only of the change's company),
+ * the active endpoints that subscribe to them (`rules.isolated`, TENANT_ISOLATION: only those of
+ * the change's company; DESIGN.md 3.10),
  * adding those endpoints to `given`; answers how many changes it read (at most `limit`). The
  * first time, the cursor starts at the log's end. `cursors` keeps each cursor as this process last saw it (read
  * again under its lock before it is moved), which saves a read of it each time.
@@ -48,7 +55,7 @@ export async function fanOut(
   system: Database,
   key: string,
   source: Database,
-  integerKey: (resource: string) => boolean,
+  rules: FanOutRules,
   now: number,
   given: Set<number> = new Set(),
   cursors: Map<string, number> = new Map(),
@@ -107,10 +114,11 @@ export async function fanOut(
       const company = row.company_id == null ? null : Number(row.company_id);
       const receivers = subscribed.filter(
         (e) =>
-          (e.company === null || e.company === company) && subscribes(e.events, resource, action),
+          (!rules.isolated || e.company === null || e.company === company) &&
+          subscribes(e.events, resource, action),
       );
       if (receivers.length === 0) continue;
-      const change = changeOf(row, integerKey(resource));
+      const change = changeOf(row, rules.integerKey(resource));
       const payload = JSON.stringify({
         type: `${resource}.${action}`,
         timestamp: change.at,
@@ -145,7 +153,7 @@ export async function fanOut(
   });
   cursors.set(key, moved ?? Number(last.seq));
   // Read again from where the other instance left it.
-  if (moved !== null) return fanOut(system, key, source, integerKey, now, given, cursors, limit);
+  if (moved !== null) return fanOut(system, key, source, rules, now, given, cursors, limit);
   return changes.length;
 }
 

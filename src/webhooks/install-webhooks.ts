@@ -14,6 +14,8 @@ export interface WebhookOptions extends Omit<WebhookRouteOptions, 'replayed'> {
   /** Every database of records once, each with its name ('' the main one). */
   readonly databases: ReadonlyArray<{ readonly key: string; readonly database: Database }>;
   readonly settings: WebhookSettings;
+  /** TENANT_ISOLATION: an endpoint receives only the changes of its creator's company. */
+  readonly tenantIsolation: boolean;
   /** The app's secret: the endpoints' signing secrets are stored sealed under a key from it. */
   readonly appSecret: string;
 }
@@ -30,6 +32,7 @@ export function installWebhooks(app: FastifyInstance, options: WebhookOptions): 
     system: options.system,
     databases: options.databases,
     integerKey: integerKeyOf(options.routes),
+    tenantIsolation: options.tenantIsolation,
     settings: options.settings,
     secretKey: key,
     log: app.log,

@@ -36,6 +36,8 @@ export interface WebhookWorkerOptions {
   /** Every database of records once, with its name ('' the main one). */
   readonly databases: ReadonlyArray<{ readonly key: string; readonly database: Database }>;
   readonly integerKey: (resource: string) => boolean;
+  /** TENANT_ISOLATION: an endpoint receives only the changes of its creator's company. */
+  readonly tenantIsolation: boolean;
   readonly settings: WebhookSettings;
   /** What the endpoints' stored secrets are sealed with (webhook-secret.ts). */
   readonly secretKey: Buffer;
@@ -166,7 +168,8 @@ export class WebhookWorker {
 
   /** Reads the logs into deliveries, and sets the endpoints given some (or all) delivering. */
   private async pass(catchUp: boolean): Promise<void> {
-    const { system, databases, integerKey, log } = this.options;
+    const { system, databases, integerKey, tenantIsolation, log } = this.options;
+    const rules = { integerKey, isolated: tenantIsolation };
     try {
       // Read at catch-ups and after a webhook's write only: not a statement per write.
       if (catchUp || this.readEndpoints) {
@@ -186,7 +189,7 @@ export class WebhookWorker {
           limit = batch;
           const given = new Set<number>();
           const now = this.clock();
-          read = await fanOut(system, key, database, integerKey, now, given, this.cursors, batch);
+          read = await fanOut(system, key, database, rules, now, given, this.cursors, batch);
           for (const webhookId of given) this.deliver(webhookId);
         }
       }

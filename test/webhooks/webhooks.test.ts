@@ -281,6 +281,39 @@ describe('webhooks: the delivery log is kept WEBHOOKS_DELIVERY_RETENTION_DAYS (i
   });
 });
 
+describe('webhooks without TENANT_ISOLATION (issue 34, DESIGN.md 3.10)', () => {
+  let server: TestServer;
+  const receiver = new WebhookReceiver();
+
+  before(async () => {
+    await receiver.up();
+    server = await startTestServer(FAST_RETRIES);
+  });
+  after(async () => {
+    await server?.close();
+    await receiver.down();
+  });
+
+  it("an endpoint receives every company's changes: only isolation keeps it to its creator's company", async () => {
+    const other = await seedIdentity(server, 'other-co', {
+      abilities: ['import-templates.read', 'import-templates.write'],
+    });
+    await createEndpoint(server, receiver.url, ['import-templates.created']);
+    const [ours] = await createTemplates(server, ['Ours']);
+    const theirs = await server.post(
+      '/api/import-templates',
+      templatePayload({ title: 'Theirs' }),
+      { headers: bearer(other.token) },
+    );
+    assertJson(theirs, 201);
+    await receiver.waitFor(2);
+    assert.deepEqual(
+      receiver.received.map((r) => bodyOf(r.body).data.id),
+      [ours, theirs.body.id],
+    );
+  });
+});
+
 describe('webhooks with TENANT_ISOLATION=true (issue 34)', () => {
   let server: TestServer;
   const mine = new WebhookReceiver();
