@@ -262,7 +262,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
         migrationSets: MIGRATION_SETS,
         unitDatabases: unitDatabases.databases(),
       });
-      registerAdminRoutes(app, { root: DEFAULT_ADMIN_ROOT });
+      registerAdminRoutes(app, {
+        root: DEFAULT_ADMIN_ROOT,
+        sessionLive: (request) => sessions.isLive(request),
+      });
       registerDescriptionRoutes(app, { resources, database, authenticated });
       registerSessionRoutes(app, { system: database, sessions, limiter, authenticated });
       registerTokenAdminRoutes(app, {

@@ -3,16 +3,20 @@
 // caching (their names change with their content), index.html never cached and answered for
 // every other GET under /admin/ (the app routes in the browser: history mode), a strict
 // Content-Security-Policy (no inline script or style; WebSocket for the Pusher-protocol socket),
-// and GET / sent to /admin/. Unknown /api/* routes are untouched: still the JSON 404.
+// GET / sent to /admin/, and the XSRF-TOKEN cookie of an expired session dropped with the page.
+// Unknown /api/* routes are untouched: still the JSON 404.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { XSRF_COOKIE } from '../auth/session/session-auth.js';
 
 export interface AdminRouteOptions {
   /** The built app: index.html and assets/ (dist/web). */
   readonly root: string;
+  /** Whether the request's session cookie names a live session (SessionAuth.isLive). */
+  readonly sessionLive?: (request: FastifyRequest) => Promise<boolean>;
 }
 
 /** dist/web of this checkout: src/http/ and dist/http/ are both two folders below the root. */
@@ -55,10 +59,15 @@ export function registerAdminRoutes(app: FastifyInstance, options: AdminRouteOpt
   app.get('/', (_request, reply) => reply.redirect('/admin/', 302));
 
   // Read at each request (a small file): a rebuild is served without a restart.
-  const sendIndex = async (_request: unknown, reply: FastifyReply) => {
+  const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
     const html = await readFile(index, 'utf8').catch(() => null);
     if (html === null)
       return documentHeaders(reply).code(503).type('text/plain; charset=utf-8').send(NOT_BUILT);
+    // The app asks GET /app/session only while the readable XSRF-TOKEN cookie is there; one left
+    // by a session that expired goes with the page, so the visit meets no 401.
+    const { sessionLive } = options;
+    if (request.cookies[XSRF_COOKIE] !== undefined && sessionLive && !(await sessionLive(request)))
+      reply.clearCookie(XSRF_COOKIE, { path: '/' });
     return documentHeaders(reply).type('text/html; charset=utf-8').send(html);
   };
   app.get('/admin', sendIndex);

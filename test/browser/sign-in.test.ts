@@ -192,6 +192,25 @@ describe('admin front end: sign-in and shell', { skip: notOnThisEngine }, () => 
     await context.close();
   });
 
+  it('a visit to the sign-in page after the session expired logs no error in the console', async () => {
+    const context = await admin.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(admin.url('/admin/login'));
+    await signIn(page);
+    await page.waitForLoadState('networkidle');
+    // The session ends on the server while the browser keeps its cookies (idle expiry).
+    await admin.server.service.database.db.deleteFrom('sessions').execute();
+    const failures: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && failures.push(m.text()));
+    page.on('response', (r) => r.status() === 401 && failures.push(`401 ${r.url()}`));
+    await page.goto(admin.url('/admin/login'));
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.deepStrictEqual(failures, []);
+    await signIn(page);
+    await context.close();
+  });
+
   it('a full load of a list reads the bell’s notifications once (real time off: the poll’s first read)', async () => {
     const context = await admin.browser.newContext();
     const page = await context.newPage();

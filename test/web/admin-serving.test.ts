@@ -1,11 +1,13 @@
 // The admin front end as svc serves it (DESIGN.md 3.7, issue 18): / sends to /admin/, every GET
 // under /admin/ that is not an asset answers the app's index.html (not cached, a strict CSP with
 // no inline script), hashed assets are cached for a year, /api/* stays JSON, and the JavaScript
-// a first visit loads stays within 60 kB gzipped.
+// a first visit loads stays within 60 kB gzipped; the page drops the XSRF-TOKEN cookie of an
+// ended session.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type BuiltWeb, buildWeb } from '../../scripts/build-web.mjs';
 import { sqlitePassOnly } from '../helpers/engines.js';
+import { signedIn, XSRF_COOKIE } from '../helpers/session-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const BUDGET_GZIP = 60 * 1024;
@@ -61,6 +63,17 @@ describe('the admin front end: serving', {
       );
     });
   }
+
+  it('drops the readable XSRF-TOKEN cookie with the page when its session has ended, and keeps a live one', async () => {
+    const browser = await signedIn(server.url);
+    assert.equal((await browser.get('/admin/login')).status, 200);
+    assert.deepStrictEqual(browser.lastSetCookies, []);
+    // Another tab signs out: this one keeps cookies that name no session.
+    assert.equal((await browser.clone().post('/app/logout')).status, 200);
+    assert.ok(browser.cookie(XSRF_COOKIE));
+    assert.equal((await browser.get('/admin/login')).status, 200);
+    assert.equal(browser.cookie(XSRF_COOKIE), undefined);
+  });
 
   it('serves hashed assets with a year of immutable caching, compressed when asked', async () => {
     const reply = await fetchRaw(`/admin/${entry}`, { headers: { 'accept-encoding': 'gzip' } });

@@ -104,7 +104,7 @@ export function App() {
       return false;
     });
     // No session hint, no session: the sign-in screen without asking (a 401 the console shows).
-    // A 401 here forgets the hint (above), so a stale one is asked about once.
+    // svc drops the hint of an expired session with the page, and a 401 forgets it (above).
     if (!mayHaveSession()) setSession(null);
     else get<Session>(SESSION).then(setSession, () => setSession(null));
   }, []);

@@ -34,15 +34,12 @@ export class SessionAuth {
 
   /** Loads the session named by the cookie into `request.svc`; false when there is none valid. */
   async authenticate(request: FastifyRequest): Promise<boolean> {
-    const raw = request.cookies[SESSION_COOKIE];
-    if (!raw) return false;
-    const unsigned = request.unsignCookie(raw);
-    if (!unsigned.valid || !unsigned.value) return false;
-    const key = sessionKey(unsigned.value);
+    const key = this.keyOf(request);
+    if (!key) return false;
     const found = await this.options.store.find(key);
     if (!found) return false;
     const now = this.options.clock();
-    if (now - found.session.lastActivity > this.options.idleMinutes * 60_000) {
+    if (this.idle(found.session.lastActivity, now)) {
       await this.options.store.destroy(key);
       return false;
     }
@@ -118,12 +115,32 @@ export class SessionAuth {
     return csrfToken;
   }
 
+  /**
+   * Whether the request's cookie names a session that has not expired: a read only (no touch,
+   * nothing destroyed), for the admin's page to drop a stale XSRF-TOKEN hint.
+   */
+  async isLive(request: FastifyRequest): Promise<boolean> {
+    const key = this.keyOf(request);
+    const found = key ? await this.options.store.find(key) : null;
+    return found !== null && !this.idle(found.session.lastActivity, this.options.clock());
+  }
+
+  /** The store key of the session the signed cookie names, or null. */
+  private keyOf(request: FastifyRequest): string | null {
+    const raw = request.cookies[SESSION_COOKIE];
+    if (!raw) return null;
+    const unsigned = request.unsignCookie(raw);
+    return unsigned.valid && unsigned.value ? sessionKey(unsigned.value) : null;
+  }
+
+  private idle(lastActivity: number, now: number): boolean {
+    return now - lastActivity > this.options.idleMinutes * 60_000;
+  }
+
   /** Destroys the request's session (if it names one) and clears the cookies. */
   async end(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const raw = request.cookies[SESSION_COOKIE];
-    const unsigned = raw ? request.unsignCookie(raw) : null;
-    if (unsigned?.valid && unsigned.value)
-      await this.options.store.destroy(sessionKey(unsigned.value));
+    const key = this.keyOf(request);
+    if (key) await this.options.store.destroy(key);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     reply.clearCookie(XSRF_COOKIE, { path: '/' });
   }
