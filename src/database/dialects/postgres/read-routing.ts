@@ -56,8 +56,11 @@ export function readRouting(monitor: ReplicaMonitor, clock: () => number = Date.
       if (store.user === null) return;
       const now = clock();
       wroteAt.set(store.user, now);
+      // A write older than the allowed lag is replayed on every replica that may be read: its
+      // entry says nothing more. (Dropped at a fixed 60 s, a write was forgotten too early
+      // under a DB_REPLICA_MAX_LAG_MS above it, and its writer could read a replica without it.)
       if (wroteAt.size > 10_000)
-        for (const [user, at] of wroteAt) if (now - at > 60_000) wroteAt.delete(user);
+        for (const [user, at] of wroteAt) if (now - at > monitor.maxLagMs) wroteAt.delete(user);
     },
     fallsBack(error, index) {
       if ((error as { code?: string }).code === WRITE_REFUSED) return true;

@@ -32,7 +32,8 @@ export class ReplicaMonitor {
   constructor(
     private readonly primary: pg.Pool,
     private readonly pools: readonly pg.Pool[],
-    private readonly maxLagMs: number,
+    /** DB_REPLICA_MAX_LAG_MS: a replica further behind than this is not read. */
+    readonly maxLagMs: number,
     private readonly clock: () => number = Date.now,
   ) {
     this.replicas = pools.map((_, index) => ({ index, freshAt: Number.NEGATIVE_INFINITY }));
