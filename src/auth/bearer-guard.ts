@@ -6,9 +6,9 @@
 // (carryBearerCheck; a write in its reload, settled before its commit).
 
 import type { FastifyRequest } from 'fastify';
-import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
 import { asBookkeeping } from '../database/reading-caller.js';
+import type { RidingCheck } from '../database/riding-check.js';
 import type { UnknownConnection } from '../database/unit-databases.js';
 import { errors } from '../errors.js';
 import type { RequestState } from '../kernel/request-state.js';
@@ -142,7 +142,8 @@ function stateOf(identity: TokenIdentity, options: BearerOptions): RequestState 
 
 /**
  * Issue 22: where the database can carry it (DialectAdapter.jsonText), a resource route's token
- * check rides in the route's own statement (database/carried-check.ts), on the token's state
+ * check rides in the route's own statement (a RidingCheck, database/riding-check.ts: the column and what settling does are
+ * this policy's), on the token's state
  * the last full check of this process saw, when that state passes now and its last use needs
  * no update. Sets `request.svc` and answers the token's abilities; null when it cannot carry
  * the check (the caller then runs `verify`, the full check, as settling does when the carried
@@ -169,7 +170,7 @@ export async function carryBearerCheck(
   // The carrying statement runs where the tokens are.
   if (state.data !== system) return null;
   let unchanged = false;
-  const check: CarriedCheck = {
+  const check: RidingCheck = {
     db: system.db,
     key: windowIp === null ? 'bearer token' : 'bearer token, ip window',
     values: {

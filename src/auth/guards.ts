@@ -23,7 +23,7 @@ export function apiGuard(bearer: BearerOptions, sessions: SessionAuth): Middlewa
         const missing = required.find((ability) => !granted.includes(ability));
         if (missing) throw errors.missingAbility(missing);
       };
-      const carried = request.routeOptions.config.carriesCredentialCheck
+      const carried = request.routeOptions.config.settlesRidingCheck
         ? await carryBearerCheck(request, bearer, verify)
         : null;
       // A token that lacks an ability gets the full check, and its 403 from there.

@@ -1,7 +1,7 @@
 // What an action needs from its caller: the databases of the request and who is acting.
-import { type CarriedCheck, CheckMoved, carriedWithin } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
 import { driverError } from '../database/driver-errors.js';
+import { CheckMoved, type RidingCheck, ridingWithin } from '../database/riding-check.js';
 import { HttpError } from '../errors.js';
 import type { Connections } from '../model/connections.js';
 import type { Storage } from '../model/entity.js';
@@ -25,10 +25,10 @@ export interface EngineContext {
    */
   readonly caller?: string;
   /**
-   * A credential check the action's first read of the system database may carry (issue 22);
-   * the route settles it before answering.
+   * A check the action's first read of the system database may carry (issue 22: the bearer
+   * token's); the route settles it before answering.
    */
-  readonly check?: CarriedCheck;
+  readonly check?: RidingCheck;
   /** Who the changes of its writes are recorded as made by; absent: svc itself (`system`). */
   readonly actor?: Actor;
   readonly endSessionsOf?: UpdateEffects['endSessionsOf'];
@@ -42,7 +42,7 @@ export function connectionsOf(context: EngineContext): Connections {
  * Runs `work` in one transaction of the database that stores `storage` (the record's: its
  * change is appended there too); reads of the other database join it when the two are one. A
  * driver error is answered as svc's (database/driver-errors.ts): a constraint the rules did not
- * foresee is a 422 under the record, whoever invoked the action. The context's carried check,
+ * foresee is a 422 under the record, whoever invoked the action. The context's riding check,
  * handed to `work` for a statement of the transaction to carry, must hold before the commit.
  * The changes `work` pushes to `appended` are numbered, where the engine numbers them once
  * committed, and handed to the database's listeners after the commit (changes/committed.ts).
@@ -52,7 +52,7 @@ export async function inTransaction<T>(
   storage: Storage,
   work: (
     connections: Connections,
-    check: CarriedCheck | undefined,
+    check: RidingCheck | undefined,
     appended: AppendedChange[],
   ) => Promise<T>,
 ): Promise<T> {
@@ -64,13 +64,13 @@ export async function inTransaction<T>(
     const appended: AppendedChange[] = [];
     try {
       const result = await database.transaction(async (trx) => {
-        const carried = check && onSystem ? carriedWithin(check, trx) : undefined;
+        const riding = check && onSystem ? ridingWithin(check, trx) : undefined;
         const connections = {
           system: onSystem ? trx : context.system.db,
           data: shared || !onSystem ? trx : context.data.db,
         };
-        const answer = await work(connections, carried, appended);
-        if (check && !carried?.holds()) throw new CheckMoved();
+        const answer = await work(connections, riding, appended);
+        if (check && !riding?.holds()) throw new CheckMoved();
         return answer;
       });
       changesAppended(database, appended);

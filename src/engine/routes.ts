@@ -11,7 +11,7 @@ import type {
   FastifyRequest,
   preHandlerAsyncHookHandler,
 } from 'fastify';
-import { type CarriedCheck, CheckMoved } from '../database/carried-check.js';
+import { CheckMoved, type RidingCheck } from '../database/riding-check.js';
 import { errors } from '../errors.js';
 import type { AnswerBudget, AnswerLease } from '../support/answer-budget.js';
 import { create } from './actions/create.js';
@@ -137,12 +137,12 @@ async function listReply(
 }
 
 /**
- * The answer of work done on a carried credential check (database/carried-check.ts), once the
- * check is settled: its errors come first, and the work is done again (`again`) when it ran on
- * a credential state that has moved since. An answer not sent is let go: a streamed one gives
+ * The answer of work done on a riding check (database/riding-check.ts: the bearer token's),
+ * once the check is settled: its errors come first, and the work is done again (`again`) when
+ * it ran on a state that has moved since. An answer not sent is let go: a streamed one gives
  * back what it holds of the answers' memory budget when its stream closes.
  */
-async function settled(check: CarriedCheck, work: Promise<Answer>, again: () => Promise<Answer>) {
+async function settled(check: RidingCheck, work: Promise<Answer>, again: () => Promise<Answer>) {
   const outcome = await work.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
@@ -385,7 +385,7 @@ export function registerResourceRoutes(
       // answering() settles the check the statements carry: the reads', and the writes' reloads (not
       // the feed's, the history's: the log's statements carry none; nor the restore's first reads).
       config: {
-        carriesCredentialCheck:
+        settlesRidingCheck:
           action !== 'delete' && ![feedPath, historyPath, restorePath, deletedPath].includes(url),
       },
     });

@@ -1,7 +1,7 @@
 // Per-request state set by the auth middleware and read by the engine's route handlers
 // (STYLE.md example 6: explicit per-request state, typed through declaration merging).
-import type { CarriedCheck } from '../database/carried-check.js';
 import type { Database } from '../database/database.js';
+import type { RidingCheck } from '../database/riding-check.js';
 import type { UnknownConnection } from '../database/unit-databases.js';
 import type { Row } from '../model/entity.js';
 import type { Scope } from '../model/scope.js';
@@ -25,7 +25,7 @@ export interface RequestState {
   /** The unit's name, for the session answers. */
   readonly unitName?: string;
   /** Bearer mode on a list, show, create or update route: the token check a statement carries (auth/bearer-guard.ts). */
-  readonly check?: CarriedCheck;
+  readonly check?: RidingCheck;
 }
 
 declare module 'fastify' {
@@ -34,9 +34,10 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /**
-     * The route's handler settles a carried credential check before it answers (engine/routes.ts),
-     * so the guard may let its statement carry the check (database/carried-check.ts).
+     * The route's handler settles a check its statements carry before it answers
+     * (engine/routes.ts), so the guard may let its statement carry the token's check
+     * (database/riding-check.ts).
      */
-    carriesCredentialCheck?: boolean;
+    settlesRidingCheck?: boolean;
   }
 }

@@ -1,7 +1,7 @@
 // Issue 22 and SPEC.md 5.1.2 (a token's scope is re-validated on every request): on PostgreSQL
 // a list's or a show's own statement carries the bearer token's check, on the token's state the
 // last full check saw, and a column of that statement says whether that state still holds
-// (auth/bearer-guard.ts carryBearerCheck, database/carried-check.ts). These tests change what
+// (auth/bearer-guard.ts carryBearerCheck, database/riding-check.ts). These tests change what
 // the check reads from another connection, as another instance would, right after carried
 // reads, and expect each change to count at once. They hold on every engine; the check is
 // carried (no statement of its own) on PostgreSQL and MariaDB/MySQL.

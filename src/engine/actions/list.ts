@@ -5,7 +5,7 @@
 // (database/statement-runner). Issue 21: cursors (query/cursor.ts) instead of an OFFSET. Issue 22, on PostgreSQL: one statement
 // reads the total, the token check and the page, and the page (and the answer made from it,
 // output/made-answers.ts) is kept until the database moves on (database/kept-reads.ts).
-import { carriedOn } from '../../database/carried-check.js';
+import { ridingOn } from '../../database/riding-check.js';
 import type { Charged } from '../../database/statement-runner.js';
 import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
@@ -202,7 +202,7 @@ async function readList(
     counted.total !== null &&
     request.offset >= counted.total;
   if (beyondTheEnd) return { rows: [], kept: null, total: counted };
-  const check = carriedOn(context.check, connectionsOf(context)[resource.entity.storage]);
+  const check = ridingOn(context.check, connectionsOf(context)[resource.entity.storage]);
   const checkRides = check && {
     key: check.key,
     values: check.values,

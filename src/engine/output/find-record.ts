@@ -1,7 +1,7 @@
 // One record as every action answers it, by the value of a key column within the caller's
 // scope: one statement (selectRecords), then assembleRecords.
-import { type CarriedCheck, carriedOn } from '../../database/carried-check.js';
 import type { DialectAdapter } from '../../database/dialects/dialect-adapter.js';
+import { type RidingCheck, ridingOn } from '../../database/riding-check.js';
 import { param, runStatement, statementSite } from '../../database/statement-runner.js';
 import type { Connections } from '../../model/connections.js';
 import type { Row } from '../../model/entity.js';
@@ -24,12 +24,12 @@ export async function findRecordAndRow(
   adapter: DialectAdapter,
   column: string,
   id: unknown,
-  /** A credential check the record's statement carries (database/carried-check.ts). */
-  carry?: CarriedCheck,
+  /** A check the record's statement carries (database/riding-check.ts). */
+  riding?: RidingCheck,
 ): Promise<{ readonly record: Row; readonly row: Row } | null> {
   const { entity } = resource;
   const db = connections[entity.storage];
-  const check = carriedOn(carry, db);
+  const check = ridingOn(riding, db);
   const rows = await runStatement(
     db,
     [RECORD, ...recordsKey(connections, resource, scope, adapter), column, check?.key ?? null],
