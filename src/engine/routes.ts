@@ -127,7 +127,7 @@ async function listReply(
     const text = jsonAnswer(await answer.body(), streamAbove, lease);
     if (typeof text !== 'string') return { status: 200, text, headers };
     made = { text, etag: listTag(text), next: answer.next, prev: answer.prev };
-    answer.memo?.keep(made);
+    answer.keeper?.keep(made);
   }
   const { text, etag } = made;
   const outcome = evaluate(preconditionsOf(request.headers), etag, 'read');

@@ -11,7 +11,7 @@ import type { Row } from '../../model/entity.js';
 import { adapterFor, connectionsOf, type EngineContext } from '../context.js';
 import type { Order, Resource } from '../definition/define-resource.js';
 import { assembleRecords } from '../output/assemble-records.js';
-import { type AnswerMemo, answerMemo, type MadeAnswer } from '../output/made-answers.js';
+import { type AnswerKeeper, answerKeeper, type MadeAnswer } from '../output/made-answers.js';
 import { readInOne } from '../output/record-layout.js';
 import { type Count, parseCount } from '../query/count.js';
 import {
@@ -54,7 +54,7 @@ export interface ListAnswer {
   /** The answer's text, made earlier from the same kept page for the same request. */
   readonly made: MadeAnswer | undefined;
   /** Where the answer made now is kept for the next same request (null: it is not kept). */
-  readonly memo: AnswerMemo | null;
+  readonly keeper: AnswerKeeper | null;
   body(): Promise<ListResult>;
 }
 
@@ -105,7 +105,7 @@ export async function listAnswer(
     options.keepAnswers &&
     kept &&
     readInOne(connectionsOf(context), resource, adapterFor(context, resource.entity.storage))
-      ? answerMemo(resource, kept, JSON.stringify([input, options.prefer ?? null]))
+      ? answerKeeper(resource, kept, JSON.stringify([input, options.prefer ?? null]))
       : null;
   const made = answers?.made();
   const preferenceApplied = request.count.preferenceApplied;
@@ -115,7 +115,7 @@ export async function listAnswer(
       prev: made.prev,
       preferenceApplied,
       made,
-      memo: null,
+      keeper: null,
       body: () => Promise.reject(new Error('A made answer has no body: use its text.')),
     };
   const more = rows.length > request.perPage;
@@ -127,7 +127,7 @@ export async function listAnswer(
     next,
     prev,
     made: undefined,
-    memo: answers,
+    keeper: answers,
     async body() {
       const adapter = adapterFor(context, resource.entity.storage);
       const connections = connectionsOf(context);

@@ -30,13 +30,13 @@ const resourceIds = new WeakMap<Resource, number>();
 let nextResourceId = 0;
 
 /** How a list answer made from the kept rows `from` is kept, under `key` (the request). */
-export interface AnswerMemo {
+export interface AnswerKeeper {
   /** The answer made earlier from the same rows for the same request, if any. */
   made(): MadeAnswer | undefined;
   keep(answer: MadeAnswer): void;
 }
 
-export function answerMemo(resource: Resource, from: object, key: string): AnswerMemo {
+export function answerKeeper(resource: Resource, from: object, key: string): AnswerKeeper {
   let id = resourceIds.get(resource);
   if (id === undefined) resourceIds.set(resource, (id = nextResourceId++));
   const at = `${id}\u0000${key}`;
