@@ -5,7 +5,7 @@
 // Kysely's prepared-statement cache (see dialects/sqlite/connect.ts) then finds the same SQL text
 // every time.
 import { type Compilable, CompiledQuery, type RawBuilder, sql } from 'kysely';
-import { type AnswerLease, rowsBytes } from '../support/answer-budget.js';
+import { type AnswerShare, rowsBytes } from '../support/answer-budget.js';
 import type { Db } from './db.js';
 
 const SENTINEL = '\u0000svc-param:';
@@ -48,12 +48,12 @@ export interface StatementMemo {
 
 /**
  * Runs a SELECT that may be large in slices, serving the event loop between them, and charging
- * its rows to `lease` as it reads them.
+ * its rows to `share` as it reads them.
  */
 export type SlicedReader = (
   sql: string,
   parameters: readonly unknown[],
-  lease?: AnswerLease,
+  share?: AnswerShare,
 ) => Promise<unknown[]>;
 
 /** A compiled statement with its values, as a runner gets it. */
@@ -74,7 +74,7 @@ export interface StatementRunner {
   run(statement: Statement, memo: MemoScope | undefined): unknown[] | Promise<unknown[]>;
   /**
    * Reads a SELECT the caller marks `sliced` (a list page) in slices, each row charged to the
-   * answer's lease as it is read (SQLite steps its statement; PostgreSQL and MariaDB take rows
+   * answer's share as it is read (SQLite steps its statement; PostgreSQL and MariaDB take rows
    * as they arrive and pause the socket). Without it, the read waits for admission and its
    * rows are charged once all are read.
    */
@@ -249,7 +249,7 @@ export function compiledStatement<R>(
 
 /** The answer's share of the memory budget a read's rows are charged to (runStatement). */
 export interface Charged {
-  readonly lease?: AnswerLease;
+  readonly share?: AnswerShare;
 }
 
 export interface RunOptions extends Charged {
@@ -264,7 +264,7 @@ export interface RunOptions extends Charged {
  * of them, so it cannot drift from the SQL.
  * `reuse` lets the result of the same query be answered again while the database still holds
  * what it was computed from (a list's total; the token check), from an exact memo: MemoScope.
- * `sliced`: the result may be large (a list page), see StatementRunner.sliced. `lease`: the answer's
+ * `sliced`: the result may be large (a list page), see StatementRunner.sliced. `share`: the answer's
  * share of the memory budget (support/answer-budget.ts) that its rows are charged to: row by row
  * by a sliced reader; else (a database without one) the read waits for admission while the
  * budget is spent, and the rows are charged once the driver has them all.
@@ -284,17 +284,17 @@ export async function runStatement<R>(
   };
   const runner = runners.get(db);
   const sliced = options.sliced && template.select && runner?.sliced;
-  if (sliced) return (await sliced(statement.sql, statement.parameters, options.lease)) as R[];
+  if (sliced) return (await sliced(statement.sql, statement.parameters, options.share)) as R[];
   const run = () =>
     (runner ? runner.run(statement, options.reuse) : sendStatement(db, statement)) as
       | R[]
       | Promise<R[]>;
-  const { lease } = options;
-  if (!lease) return run();
-  const admitted = lease.admission();
+  const { share } = options;
+  if (!share) return run();
+  const admitted = share.admission();
   if (admitted) await admitted;
   const rows = await run();
-  const granted = lease.charge(rowsBytes(rows));
+  const granted = share.charge(rowsBytes(rows));
   if (granted) await granted;
   return rows;
 }

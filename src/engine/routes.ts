@@ -13,7 +13,7 @@ import type {
 } from 'fastify';
 import { CheckMoved, type RidingCheck } from '../database/riding-check.js';
 import { errors } from '../errors.js';
-import type { AnswerBudget, AnswerLease } from '../support/answer-budget.js';
+import type { AnswerBudget, AnswerShare } from '../support/answer-budget.js';
 import { create } from './actions/create.js';
 import { destroy } from './actions/delete.js';
 import { type ListAnswer, listAnswer } from './actions/list.js';
@@ -112,7 +112,7 @@ async function listReply(
   answer: ListAnswer,
   request: FastifyRequest,
   streamAbove: number,
-  lease: AnswerLease | undefined,
+  share: AnswerShare | undefined,
   changesSeq: string,
 ): Promise<Answer> {
   const link = listLinks(request.url, answer);
@@ -122,9 +122,9 @@ async function listReply(
     ...(answer.preferenceApplied ? { 'preference-applied': answer.preferenceApplied } : {}),
   };
   let made = answer.made;
-  if (made) lease?.end();
+  if (made) share?.end();
   else {
-    const text = jsonAnswer(await answer.body(), streamAbove, lease);
+    const text = jsonAnswer(await answer.body(), streamAbove, share);
     if (typeof text !== 'string') return { status: 200, text, headers };
     made = { text, etag: listTag(text), next: answer.next, prev: answer.prev };
     answer.keeper?.keep(made);
@@ -229,17 +229,17 @@ function listWork(resource: Resource, deps: RouteDependencies, streamAbove: numb
     const seq = changesSeq(resource, c);
     const prefer = r.headers.prefer;
     // Given back as the answer is written (output/json-answer.ts), or here if it fails first.
-    const lease = deps.answerBudget?.lease();
+    const share = deps.answerBudget?.share();
     try {
       const answer = await listAnswer(resource, c, mergeInputs(r.query, r.body), {
         prefer: Array.isArray(prefer) ? prefer.join(',') : prefer,
         cursorKey: deps.cursorKey,
-        lease,
+        share,
         keepAnswers: true,
       });
-      return await listReply(answer, r, streamAbove, lease, seq);
+      return await listReply(answer, r, streamAbove, share, seq);
     } catch (error) {
-      lease?.end();
+      share?.end();
       throw error;
     }
   };

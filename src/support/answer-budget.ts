@@ -9,7 +9,7 @@
 // nothing deadlocks: what is held stays under the limit plus that one answer's page.
 
 /** What an answer in flight is charged: one per request, made whether or not it turns out large. */
-export interface AnswerLease {
+export interface AnswerShare {
   /**
    * Learns `bytes` more held. Undefined when it may go on at once (always while the answer is
    * small), else a promise to wait for, settled once the budget grants it.
@@ -27,7 +27,7 @@ export interface AnswerLease {
 }
 
 interface Waiter {
-  readonly lease: Lease;
+  readonly share: Share;
   readonly bytes: number;
   readonly resolve: () => void;
 }
@@ -44,8 +44,8 @@ export class AnswerBudget {
    * A read charged as it goes waits with one row; one charged once its page is whole, with the page.
    */
   peakRead = 0;
-  /** Leases holding a charge, oldest first (a Set keeps insertion order). */
-  private readonly holders = new Set<Lease>();
+  /** Shares holding a charge, oldest first (a Set keeps insertion order). */
+  private readonly holders = new Set<Share>();
   private readonly waiting: Waiter[] = [];
 
   constructor(
@@ -55,9 +55,9 @@ export class AnswerBudget {
     readonly threshold: number,
   ) {}
 
-  /** A lease for one answer. */
-  lease(): AnswerLease {
-    return new Lease(this);
+  /** A share for one answer. */
+  share(): AnswerShare {
+    return new Share(this);
   }
 
   /** Bytes charged now. */
@@ -70,30 +70,30 @@ export class AnswerBudget {
     return this.waiting.length;
   }
 
-  /** @internal Charges `bytes` to `lease`, at once when the budget allows, else in turn. */
-  take(lease: Lease, bytes: number): Promise<void> | undefined {
-    if (this.mayTake(lease, bytes, this.waiting.length === 0)) {
-      this.grant(lease, bytes);
+  /** @internal Charges `bytes` to `share`, at once when the budget allows, else in turn. */
+  take(share: Share, bytes: number): Promise<void> | undefined {
+    if (this.mayTake(share, bytes, this.waiting.length === 0)) {
+      this.grant(share, bytes);
       return undefined;
     }
     this.asked += bytes;
     this.notePeakRead();
-    return new Promise((resolve) => this.waiting.push({ lease, bytes, resolve }));
+    return new Promise((resolve) => this.waiting.push({ share, bytes, resolve }));
   }
 
   /** @internal Undefined while the budget is not spent, else a promise settled when it is not. */
-  admit(lease: Lease): Promise<void> | undefined {
+  admit(share: Share): Promise<void> | undefined {
     if (this.held < this.limit || this.holders.size === 0) return undefined;
-    return this.take(lease, 0);
+    return this.take(share, 0);
   }
 
   /** @internal */
-  give(lease: Lease, bytes: number, ended: boolean): void {
+  give(share: Share, bytes: number, ended: boolean): void {
     this.held -= bytes;
     if (ended) {
-      this.holders.delete(lease);
-      // A lease ended while it waited leaves the queue, and what waited goes on uncharged.
-      const at = this.waiting.findIndex((w) => w.lease === lease);
+      this.holders.delete(share);
+      // A share ended while it waited leaves the queue, and what waited goes on uncharged.
+      const at = this.waiting.findIndex((w) => w.share === share);
       const left = at >= 0 ? this.waiting.splice(at, 1)[0] : undefined;
       if (left) {
         this.asked -= left.bytes;
@@ -107,20 +107,20 @@ export class AnswerBudget {
    * The oldest holder never waits (it is what the others wait for); otherwise a charge fits under
    * the limit, or nobody holds anything. `inTurn`: no one waits before it (first come, first served).
    */
-  private mayTake(lease: Lease, bytes: number, inTurn: boolean): boolean {
-    if (this.oldest() === lease || this.holders.size === 0) return true;
+  private mayTake(share: Share, bytes: number, inTurn: boolean): boolean {
+    if (this.oldest() === share || this.holders.size === 0) return true;
     return inTurn && this.held + bytes <= this.limit;
   }
 
-  private oldest(): Lease | undefined {
-    for (const lease of this.holders) return lease;
+  private oldest(): Share | undefined {
+    for (const share of this.holders) return share;
     return undefined;
   }
 
-  private grant(lease: Lease, bytes: number): void {
+  private grant(share: Share, bytes: number): void {
     if (bytes > 0) {
-      this.holders.add(lease);
-      lease.held += bytes;
+      this.holders.add(share);
+      share.held += bytes;
       this.held += bytes;
       if (this.held > this.peak) this.peak = this.held;
       this.notePeakRead();
@@ -134,19 +134,19 @@ export class AnswerBudget {
   private drain(): void {
     // The oldest holder first, wherever it waits; then the queue in order while charges fit.
     const oldest = this.oldest();
-    const at = oldest ? this.waiting.findIndex((w) => w.lease === oldest) : -1;
+    const at = oldest ? this.waiting.findIndex((w) => w.share === oldest) : -1;
     if (at > 0) this.waiting.unshift(...this.waiting.splice(at, 1));
     for (let next = this.waiting[0]; next; next = this.waiting[0]) {
-      if (!this.mayTake(next.lease, next.bytes, true)) return;
+      if (!this.mayTake(next.share, next.bytes, true)) return;
       this.waiting.shift();
       this.asked -= next.bytes;
-      this.grant(next.lease, next.bytes);
+      this.grant(next.share, next.bytes);
       next.resolve();
     }
   }
 }
 
-class Lease implements AnswerLease {
+class Share implements AnswerShare {
   /** Bytes learnt before charging starts. */
   private seen = 0;
   private charging = false;

@@ -5,10 +5,10 @@
 // item is serialised on its own, in chunks of about CHUNK characters, each chunk only when the
 // socket has taken the last one (backpressure) and after a turn of the event loop. The bytes
 // are the same either way: JSON.stringify of an object is its members' serialisations joined.
-// With a lease (support/answer-budget.ts), the answer owns the body: each array item is let go
-// once serialised, and what the lease was charged is given back as the chunks are written.
+// With a share (support/answer-budget.ts), the answer owns the body: each array item is let go
+// once serialised, and what the share was charged is given back as the chunks are written.
 import { Readable } from 'node:stream';
-import type { AnswerLease } from '../../support/answer-budget.js';
+import type { AnswerShare } from '../../support/answer-budget.js';
 import { nextTurn } from '../../support/turns.js';
 
 /** Characters per streamed chunk: few enough writes, small enough to serialise in well under 10 ms. */
@@ -98,16 +98,16 @@ function holdsLargeString(value: unknown): value is Record<string, unknown> {
 
 /**
  * The JSON text of `body`: a string up to `streamAbove` characters, else a stream of its pieces.
- * `lease`: what the answer is charged for its body, given back as the text is written (all of it
+ * `share`: what the answer is charged for its body, given back as the text is written (all of it
  * once the string is made, or when the stream closes, written, failed or cut off); the body is
  * then consumed.
  */
 export function jsonAnswer(
   body: unknown,
   streamAbove: number,
-  lease?: AnswerLease,
+  share?: AnswerShare,
 ): string | Readable {
-  const parts = pieces(body, lease !== undefined);
+  const parts = pieces(body, share !== undefined);
   const head: string[] = [];
   let length = 0;
   for (let next = parts.next(); !next.done; next = parts.next()) {
@@ -116,14 +116,14 @@ export function jsonAnswer(
     // Strings, not Buffers: the socket encodes a string straight into its own buffer. One chunk
     // ahead at most, so an answer waiting for a slow client is not serialised in advance.
     if (length > streamAbove) {
-      const stream = Readable.from(chunks(head, parts, lease), { highWaterMark: 1 });
+      const stream = Readable.from(chunks(head, parts, share), { highWaterMark: 1 });
       // 'close' comes whether the stream ended, failed or was destroyed (the client went away),
       // even before its first chunk was asked for.
-      if (lease) stream.once('close', () => lease.end());
+      if (share) stream.once('close', () => share.end());
       return stream;
     }
   }
-  lease?.end();
+  share?.end();
   return head.length === 1 ? (head[0] as string) : head.join('');
 }
 
@@ -131,13 +131,13 @@ export function jsonAnswer(
 async function* chunks(
   head: string[],
   rest: Iterator<string>,
-  lease: AnswerLease | undefined,
+  share: AnswerShare | undefined,
 ): AsyncGenerator<string> {
   const first = head.join('');
   head.length = 0;
   yield first;
   // Resumed: the stream has taken the chunk (one ahead of the socket at most).
-  lease?.release(first.length);
+  share?.release(first.length);
   let chunk: string[] = [];
   let length = 0;
   for (let next = rest.next(); !next.done; next = rest.next()) {
@@ -146,13 +146,13 @@ async function* chunks(
     // chunk at a time (output/answer-stall.ts).
     if (next.value.length >= LARGE) {
       if (chunk.length > 0) yield chunk.join('');
-      lease?.release(length);
+      share?.release(length);
       chunk = [];
       length = 0;
       await nextTurn();
       for (const slice of slices(next.value)) {
         yield slice;
-        lease?.release(slice.length);
+        share?.release(slice.length);
       }
       continue;
     }
@@ -162,7 +162,7 @@ async function* chunks(
     // Another request's turn between chunks, even when the client reads as fast as we write.
     await nextTurn();
     yield chunk.join('');
-    lease?.release(length);
+    share?.release(length);
     chunk = [];
     length = 0;
   }

@@ -10,16 +10,16 @@ import type { Db } from '../../db.js';
 import type { SlicedReader } from '../../statement-runner.js';
 
 export function mysqlSlicedReader(db: Db): SlicedReader {
-  return async (text, parameters, lease) => {
+  return async (text, parameters, share) => {
     // While the budget is spent, wait before the read (see ../postgres/sliced-reader.ts).
-    const admitted = lease?.admission();
+    const admitted = share?.admission();
     if (admitted) await admitted;
     const rows: unknown[] = [];
     const query = CompiledQuery.raw(text, [...parameters]);
     for await (const result of db.getExecutor().stream(query, 1)) {
       for (const row of result.rows) {
         rows.push(row);
-        const granted = lease?.charge(rowBytes(row as object));
+        const granted = share?.charge(rowBytes(row as object));
         if (granted) await granted;
       }
     }

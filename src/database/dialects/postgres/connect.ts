@@ -46,13 +46,13 @@ export function connectPostgres(
   const primaryReads = postgresSlicedReader(pool, counted);
   if (routed) {
     // The memo's statements run on the primary, and apply only while the request reads there.
-    const reads: SlicedReader = (text, parameters, lease) => {
+    const reads: SlicedReader = (text, parameters, share) => {
       const index = routed.routing.replicaNow();
       const reader = index === undefined ? undefined : routed.slicedReaders[index];
-      if (!reader || index === undefined) return primaryReads(text, parameters, lease);
-      return reader(text, parameters, lease).catch((error: unknown) => {
+      if (!reader || index === undefined) return primaryReads(text, parameters, share);
+      return reader(text, parameters, share).catch((error: unknown) => {
         if (!routed.routing.fallsBack(error, index)) throw error;
-        return primaryReads(text, parameters, lease);
+        return primaryReads(text, parameters, share);
       });
     };
     const onPrimary = () => routed.routing.replicaNow() === undefined;

@@ -7,21 +7,21 @@
 // statement, sent as the others (client.ts), on a connection of the pool.
 import type { Socket } from 'node:net';
 import type pg from 'pg';
-import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
+import { type AnswerShare, rowBytes } from '../../../support/answer-budget.js';
 import type { SlicedReader } from '../../statement-runner.js';
 import type { SvcClient } from './client.js';
 
 /** `counted` is told of each statement run, as Kysely's log is. */
 export function postgresSlicedReader(pool: pg.Pool, counted: () => void): SlicedReader {
-  return async (text, parameters, lease) => {
+  return async (text, parameters, share) => {
     // While the budget is spent, wait before the read: without a connection, and without the
     // statement's time limit (DB_STATEMENT_TIMEOUT_MS) counting, as it does while a read waits.
-    const admitted = lease?.admission();
+    const admitted = share?.admission();
     if (admitted) await admitted;
     const client = await pool.connect();
     counted();
     try {
-      return await read(client, text, parameters, lease);
+      return await read(client, text, parameters, share);
     } finally {
       client.release();
     }
@@ -32,18 +32,18 @@ function read(
   client: pg.PoolClient,
   text: string,
   parameters: readonly unknown[],
-  lease: AnswerLease | undefined,
+  share: AnswerShare | undefined,
 ): Promise<unknown[]> {
   const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
   // The charge being waited for, while the socket is paused. The rows pg parses meanwhile (the
   // rest of the chunk it read) are owed and charged once it is granted: one wait at a time, as
-  // the budget expects of a lease.
+  // the budget expects of a share.
   let waiting: Promise<void> | undefined;
   let owed = 0;
   const settle = async (granted: Promise<void>) => {
     await granted;
     while (owed > 0) {
-      const more = lease?.charge(owed);
+      const more = share?.charge(owed);
       owed = 0;
       if (more) await more;
     }
@@ -56,13 +56,13 @@ function read(
     const query = (client as unknown as SvcClient).statement(text, parameters, (error, result) =>
       answer(() => (error ? reject(error) : resolve((result as pg.QueryResult).rows))),
     );
-    if (lease) {
+    if (share) {
       query.on('row', (row: object) => {
         if (waiting) {
           owed += rowBytes(row);
           return;
         }
-        const granted = lease.charge(rowBytes(row));
+        const granted = share.charge(rowBytes(row));
         if (!granted) return;
         socket.pause();
         waiting = settle(granted);

@@ -9,7 +9,7 @@
 // configured page cache, the others a small one. Past MAX, a read waits for one to be free.
 
 import type BetterSqlite3 from 'better-sqlite3';
-import { type AnswerLease, rowBytes } from '../../../support/answer-budget.js';
+import { type AnswerShare, rowBytes } from '../../../support/answer-budget.js';
 import { nextTurn, othersWaiting } from '../../../support/turns.js';
 
 /** Synchronous work per slice before the event loop gets a turn. */
@@ -35,11 +35,11 @@ interface Connection {
 }
 
 export interface SlicedReader {
-  /** The rows of `sqlText`; each row's values are charged to `lease` as it is read. */
+  /** The rows of `sqlText`; each row's values are charged to `share` as it is read. */
   read(
     sqlText: string,
     parameters: readonly unknown[],
-    lease?: AnswerLease,
+    share?: AnswerShare,
   ): Promise<Array<Record<string, unknown>>>;
   close(): void;
 }
@@ -66,7 +66,7 @@ export function slicedReader(parts: SlicedReaderParts): SlicedReader {
     else idle.unshift(connection);
   };
   return {
-    async read(sqlText, parameters, lease) {
+    async read(sqlText, parameters, share) {
       const connection = await acquire();
       try {
         if (othersWaiting()) await nextTurn();
@@ -79,7 +79,7 @@ export function slicedReader(parts: SlicedReaderParts): SlicedReader {
           rows.push(build(values as unknown[]));
           // Over the answers' memory budget, the read waits (holding its connection) until the
           // answers written meanwhile give some back (support/answer-budget.ts).
-          const granted = lease?.charge(rowBytes(values as unknown[]));
+          const granted = share?.charge(rowBytes(values as unknown[]));
           if (granted) {
             await granted;
             sliceStarted = performance.now();
