@@ -12,7 +12,7 @@ import { type Scope, scopeConditions, scopeKey } from '../../model/scope.js';
 import type { Resource } from '../definition/define-resource.js';
 import { embeddedRelations } from '../output/record-layout.js';
 import type { DetailPayload } from './payload.js';
-import { findStoredRow, SNAPSHOT_VERSION, storedDetailRows } from './stored-row.js';
+import { findStoredRow, SEEN_VERSION, storedDetailRows } from './stored-row.js';
 import type { StoredDetails } from './write-plan.js';
 
 export interface StoredRecord {
@@ -34,11 +34,11 @@ export async function loadStoredRecord(
 ): Promise<StoredRecord | null> {
   const { entity } = resource;
   const embedded = embeddedRelations(connections, resource, adapter);
-  const carried = details
+  const embeddable = details
     .filter(({ relation }) => embedded.has(relation))
     .map(({ name, relation }) => [name, relation] as const);
   const db = connections[entity.storage];
-  const underLock = adapter.childRowsUnderLock || carried.length === 0;
+  const underLock = adapter.childRowsUnderLock || embeddable.length === 0;
   // Where the locking statement's sub-queries may not see the rows as of the lock, they still
   // come with it when the entity has a version: every write of this master's detail rows raises
   // it under this lock (update.ts), so the version the sub-queries saw is the locked row's when
@@ -50,15 +50,15 @@ export async function loadStoredRecord(
     scope,
     key,
     adapter,
-    underLock || versioned ? carried : [],
+    underLock || versioned ? embeddable : [],
     versioned,
   );
   const current =
     underLock ||
-    (versioned && row && String(row[SNAPSHOT_VERSION]) === String(row[entity.versionColumn ?? '']));
+    (versioned && row && String(row[SEEN_VERSION]) === String(row[entity.versionColumn ?? '']));
   // Otherwise the detail rows come by one more statement, run once the lock is held (taking it
   // again costs nothing).
-  if (row && !current) row = await findStoredRow(db, resource, scope, key, adapter, carried);
+  if (row && !current) row = await findStoredRow(db, resource, scope, key, adapter, embeddable);
   if (!row) return null;
   const existing: Row = {};
   for (const column of entity.columns) existing[column] = row[column];

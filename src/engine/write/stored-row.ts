@@ -24,11 +24,11 @@ export async function findStoredRow(
   id: unknown,
   adapter: DialectAdapter,
   details: ReadonlyArray<readonly [string, HasMany]> = [],
-  /** Also read the version column as the statement's sub-queries see it: as SNAPSHOT_VERSION. */
-  snapshotVersion = false,
+  /** Also read the version column as the statement's sub-queries see it: as SEEN_VERSION. */
+  seenVersion = false,
 ): Promise<Row | undefined> {
   const { entity } = resource;
-  const version = snapshotVersion ? entity.versionColumn : null;
+  const version = seenVersion ? entity.versionColumn : null;
   const [row] = await runStatement(
     db,
     [
@@ -59,7 +59,7 @@ export async function findStoredRow(
               '=',
               `${entity.table}.${entity.primaryKey}`,
             )
-            .as(SNAPSHOT_VERSION),
+            .as(SEEN_VERSION),
         );
       return adapter.lockForUpdate(
         query.where(`${entity.table}.${resource.primaryKey}`, '=', param('id')).limit(ONE),
@@ -70,8 +70,8 @@ export async function findStoredRow(
   return row as Row | undefined;
 }
 
-/** findStoredRow's column of the version its sub-queries saw. */
-export const SNAPSHOT_VERSION = '$snapshot_version';
+/** findStoredRow's column of the version its sub-queries saw (the alias its SQL has always had). */
+export const SEEN_VERSION = '$snapshot_version';
 
 /** The stored rows of detail relation `name` that `findStoredRow` read with the master row. */
 export function storedDetailRows(
