@@ -487,10 +487,14 @@ describe('issue 36: every mistake in a resource stops the service before it serv
       if (removed) await server.service.database.db.insertInto(LAST).values(removed).execute();
     });
 
-    it('svc check fails naming it, and passes once it has run', async () => {
+    it('svc check fails naming it, and passes once it has run: the report as JSON on stdout, in words on stderr', async () => {
       const env = { PATH: process.env.PATH, ...server.storageEnv, LOG_LEVEL: 'silent' };
       const failed = await runCli(env, ['check']);
       assert.equal(failed.code, 1, failed.stderr);
+      const reported = JSON.parse(failed.stdout) as { pending: string[]; problems: string[] };
+      assert.equal(reported.pending.length, 1, failed.stdout);
+      assert.match(reported.pending[0] ?? '', new RegExp(`data/${String(removed?.name)}`));
+      assert.deepEqual(reported.problems, []);
       assert.match(
         failed.stderr,
         new RegExp(
@@ -501,10 +505,16 @@ describe('issue 36: every mistake in a resource stops the service before it serv
       try {
         const passed = await runCli(env, ['check']);
         assert.equal(passed.code, 0, passed.stderr);
+        assert.deepEqual(JSON.parse(passed.stdout), {
+          resources: SHIPPED.length,
+          databases: 1,
+          pending: [],
+          problems: [],
+        });
         assert.match(
-          passed.stdout,
+          passed.stderr,
           new RegExp(
-            `^${SHIPPED.length} resources match their database; every migration has run\\.\n$`,
+            `${SHIPPED.length} resources match their database; every migration has run\\.`,
           ),
         );
       } finally {

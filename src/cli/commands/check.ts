@@ -1,6 +1,7 @@
 // svc check: every resource against the databases it uses, as `svc serve` checks them before it
 // serves (issue 36), without migrating or changing anything: the migrations that have not run,
-// then each problem with the resource it is in and its fix. Exit 1 when there is any.
+// then each problem with the resource it is in and its fix (stderr; stdout: the same as JSON).
+// Exit 1 when there is any.
 import { serviceRoutes } from '../../app/routes.js';
 import { connectDatabase } from '../../database/connect.js';
 import { UnitDatabases } from '../../database/unit-databases.js';
@@ -22,13 +23,17 @@ export const check: Command = {
       try {
         const resources = serviceRoutes.map((route) => route.resource);
         const report = await checkSchema(resources, checkedDatabases(database, units));
+        const databases = 1 + units.databases().length;
+        // Machine-readable on stdout (DESIGN.md 3.1), the same words as `svc serve` on stderr.
+        process.stdout.write(
+          `${JSON.stringify({ resources: resources.length, databases, pending: report.pending, problems: report.problems })}\n`,
+        );
         const text = reportText(report);
         if (text !== null) {
           process.stderr.write(`${text}\n`);
           return 1;
         }
-        const databases = 1 + units.databases().length;
-        process.stdout.write(
+        process.stderr.write(
           `${resources.length} resources match their ${databases === 1 ? 'database' : `${databases} databases`}; every migration has run.\n`,
         );
         return 0;
