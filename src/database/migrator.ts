@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, type Migration, type MigrationResult, Migrator } from 'kysely';
 import type { Db } from './db.js';
+import { withTransactionLock } from './dialects/postgres/migration-lock.js';
 
 export type MigrationSet = 'system' | 'data';
 
@@ -78,7 +79,7 @@ const migrationTable = (set: MigrationSet): string => `svc_migrations_${set}`;
 
 function migratorFor(db: Db, set: MigrationSet): Migrator {
   return new Migrator({
-    db,
+    db: withTransactionLock(db),
     provider: { getMigrations: () => migrationsOf(set) },
     migrationTableName: migrationTable(set),
     migrationLockTableName: `svc_migrations_${set}_lock`,
