@@ -214,8 +214,9 @@ describe('issue 19 item 2: a list at the largest sizes does not hold the others 
     // first, idle, so the lists arrive together rather than as each connection is made.
     // Three rounds at most: a hold that the code makes comes back in every round, one that
     // another process's burst on a busy 2-core machine made (CI's database servers) does not.
-    // On PostgreSQL the loop is held longest while sixteen connections' rows of 1 MiB arrive in
-    // one poll of the loop: about 60 ms on a quiet machine, up to 93 ms under load.
+    // On PostgreSQL, where the rows of 1 MiB arrive on sixteen sockets at once, the longest hold
+    // on a quiet 2-core machine was 38-64 ms (51-73 ms before the reader paused its socket after
+    // each MiB of rows and the answers took a turn per 64 KiB of a large value).
     const rounds: string[] = [];
     let busiest = Number.POSITIVE_INFINITY;
     for (let round = 0; round < 3 && busiest >= 100; round += 1) {

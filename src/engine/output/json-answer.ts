@@ -149,8 +149,10 @@ async function* chunks(
       share?.release(length);
       chunk = [];
       length = 0;
-      await nextTurn();
+      // A turn before each slice: a client that reads as fast as we write would otherwise take
+      // the whole value (a MiB or more) in one turn of the loop, one answer's after another's.
       for (const slice of slices(next.value)) {
+        await nextTurn();
         yield slice;
         share?.release(slice.length);
       }
