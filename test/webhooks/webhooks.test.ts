@@ -170,6 +170,32 @@ describe('webhooks (issue 34, DESIGN.md 3.10)', () => {
     assert.equal(new Set(seqs).size, 4);
     assertJson(await server.delete(`/api/webhooks/${endpoint.id}`), 200);
   });
+
+  it("without TENANT_ISOLATION an endpoint receives every company's changes: only isolation keeps it to its creator's company", async () => {
+    // A receiver of its own: the endpoints of the tests above still deliver to theirs.
+    const own = new WebhookReceiver();
+    await own.up();
+    try {
+      const other = await seedIdentity(server, 'other-co', {
+        abilities: ['import-templates.read', 'import-templates.write'],
+      });
+      await createEndpoint(server, own.url, ['import-templates.created']);
+      const [ours] = await createTemplates(server, ['Ours']);
+      const theirs = await server.post(
+        '/api/import-templates',
+        templatePayload({ title: 'Theirs' }),
+        { headers: bearer(other.token) },
+      );
+      assertJson(theirs, 201);
+      await own.waitFor(2);
+      assert.deepEqual(
+        own.received.map((r) => bodyOf(r.body).data.id),
+        [ours, theirs.body.id],
+      );
+    } finally {
+      await own.down();
+    }
+  });
 });
 
 describe('webhooks: dead deliveries and replay (issue 34)', () => {
@@ -278,39 +304,6 @@ describe('webhooks: the delivery log is kept WEBHOOKS_DELIVERY_RETENTION_DAYS (i
     now += 2 * 24 * 60 * 60 * 1000;
     const kept = await until(server, endpoint.id, (list) => list.length === 1);
     assert.notEqual(kept[0]?.id, old?.id);
-  });
-});
-
-describe('webhooks without TENANT_ISOLATION (issue 34, DESIGN.md 3.10)', () => {
-  let server: TestServer;
-  const receiver = new WebhookReceiver();
-
-  before(async () => {
-    await receiver.up();
-    server = await startTestServer(FAST_RETRIES);
-  });
-  after(async () => {
-    await server?.close();
-    await receiver.down();
-  });
-
-  it("an endpoint receives every company's changes: only isolation keeps it to its creator's company", async () => {
-    const other = await seedIdentity(server, 'other-co', {
-      abilities: ['import-templates.read', 'import-templates.write'],
-    });
-    await createEndpoint(server, receiver.url, ['import-templates.created']);
-    const [ours] = await createTemplates(server, ['Ours']);
-    const theirs = await server.post(
-      '/api/import-templates',
-      templatePayload({ title: 'Theirs' }),
-      { headers: bearer(other.token) },
-    );
-    assertJson(theirs, 201);
-    await receiver.waitFor(2);
-    assert.deepEqual(
-      receiver.received.map((r) => bodyOf(r.body).data.id),
-      [ours, theirs.body.id],
-    );
   });
 });
 
